@@ -1,0 +1,45 @@
+package io.kse.slurm;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the extender asks of Slurm. One implementation per transport (REST); decorators add
+ * resilience and metrics; tests use a fake. All methods block and may throw {@link SlurmException}.
+ */
+public interface SlurmClient extends AutoCloseable {
+
+  /** The slurmrestd API version this client speaks. */
+  ApiVersion apiVersion();
+
+  /** Submits a placeholder job and returns its id. Not idempotent: never retried. */
+  long submit(JobSubmission job);
+
+  /** The job, or empty when slurmctld says definitely that no such job exists. */
+  Optional<SlurmJob> job(long jobId);
+
+  /** All jobs if anything changed since {@code since}, else {@link JobListing#unchanged}. */
+  JobListing jobsChangedSince(Instant since);
+
+  /** Cancels (SIGKILL) the job; cancelling an ended or unknown job is not an error. */
+  void cancel(long jobId);
+
+  /** Changes a job, usually a pending one. */
+  void update(long jobId, JobUpdate update);
+
+  /** All nodes. */
+  List<SlurmNode> nodes();
+
+  /** Drains a node with a reason (Slurm requires one); running jobs continue. */
+  void drain(String node, String reason);
+
+  /** Resumes a drained node. */
+  void resume(String node);
+
+  /** Checks that slurmrestd and slurmctld answer; throws when they do not. */
+  void ping();
+
+  @Override
+  default void close() {}
+}

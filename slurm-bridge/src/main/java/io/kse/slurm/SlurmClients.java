@@ -1,0 +1,72 @@
+package io.kse.slurm;
+
+import io.kse.slurm.resilience.ResilientSlurmClient;
+import io.kse.slurm.rest.RestSlurmClient;
+import io.kse.slurm.rest.SlurmHttp;
+import io.kse.slurm.rest.TokenSource;
+import io.kse.slurm.rest.VersionProbe;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/** Builds the production {@link SlurmClient}: REST, version discovered or pinned, resilient. */
+public final class SlurmClients {
+  private SlurmClients() {}
+
+  /**
+   * Connects to slurmrestd. Discovering the version makes one request per version until one
+   * answers, so this throws the usual {@link SlurmException}s when slurmrestd is unreachable or
+   * refuses the token.
+   */
+  public static ResilientSlurmClient connect(SlurmConfig config, MeterRegistry registry) {
+    SlurmHttp http = http(config);
+    ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));
+    return new ResilientSlurmClient(new RestSlurmClient(http, version), config, registry);
+  }
+
+  /** The HTTP transport alone, for tools that pick the version themselves. */
+  public static SlurmHttp http(SlurmConfig config) {
+    TokenSource tokens =
+        config.tokenFile().map(TokenSource::file).orElseGet(() -> TokenSource.of(config.token().orElseThrow()));
+    return new SlurmHttp(
+        config.url(),
+        config.user(),
+        tokens,
+        config.connectTimeout(),
+        config.requestTimeout(),
+        config.caFile().map(SlurmClients::trusting));
+  }
+
+  /** An SSL context trusting the PEM certificates in {@code caFile} (and only those). */
+  static SSLContext trusting(Path caFile) {
+    try (InputStream in = Files.newInputStream(caFile)) {
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(null, null);
+      int i = 0;
+      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        store.setCertificateEntry("ca-" + i++, c);
+      }
+      if (i == 0) {
+        throw new IllegalArgumentException("KSE_SLURM_CA_FILE " + caFile + " holds no certificate");
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(store);
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot load CA file " + caFile + ": " + e.getMessage(), e);
+    }
+  }
+
+}

@@ -1,0 +1,209 @@
+package io.kse.slurm;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * How to reach slurmrestd and how hard to try. Built from {@code KSE_SLURM_*} variables by {@link
+ * #fromEnv}, which checks every variable and reports every problem at once.
+ *
+ * @param url slurmrestd base URL, e.g. {@code http://slurmrestd:6820}
+ * @param user value of {@code X-SLURM-USER-NAME}; empty to take it from the JWT's {@code sun}
+ * @param tokenFile file holding the JWT, re-read when it changes (preferred: a mounted Secret)
+ * @param token the JWT itself (when no file is given)
+ * @param apiVersion pinned API version; empty to discover the newest the server offers
+ * @param caFile PEM CA certificate to trust for an https URL; empty for the JDK's trust store
+ */
+public record SlurmConfig(
+    URI url,
+    Optional<String> user,
+    Optional<Path> tokenFile,
+    Optional<String> token,
+    Optional<ApiVersion> apiVersion,
+    Duration connectTimeout,
+    Duration requestTimeout,
+    int maxInFlight,
+    int retryAttempts,
+    Duration retryBackoff,
+    Duration circuitOpenFor,
+    Optional<Path> caFile,
+    Duration pollInterval,
+    Duration resyncInterval) {
+
+  /** Every variable this record reads, with its one-line meaning (used for docs and errors). */
+  public static final Map<String, String> VARIABLES = variables();
+
+  public SlurmConfig {
+    if (tokenFile.isEmpty() && token.isEmpty()) {
+      throw new IllegalArgumentException("a JWT is required: set KSE_SLURM_JWT_FILE or KSE_SLURM_JWT");
+    }
+  }
+
+  private static Map<String, String> variables() {
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put("KSE_SLURM_URL", "slurmrestd base URL (required), e.g. http://slurmrestd:6820");
+    v.put("KSE_SLURM_USER", "X-SLURM-USER-NAME header; default: the JWT's user (sun claim)");
+    v.put("KSE_SLURM_JWT_FILE", "file with the JWT, re-read when it changes");
+    v.put("KSE_SLURM_JWT", "the JWT itself, when no file is used");
+    v.put("KSE_SLURM_API_VERSION", "pin v0.0.38 or v0.0.41..v0.0.44; default: discover");
+    v.put("KSE_SLURM_CONNECT_TIMEOUT_MS", "TCP connect timeout (default 2000)");
+    v.put("KSE_SLURM_TIMEOUT_MS", "whole-request timeout (default 5000)");
+    v.put("KSE_SLURM_MAX_IN_FLIGHT", "calls allowed at once; more fail fast (default 32)");
+    v.put("KSE_SLURM_RETRY_ATTEMPTS", "attempts for idempotent calls (default 3)");
+    v.put("KSE_SLURM_RETRY_BACKOFF_MS", "first retry delay, doubled each time (default 200)");
+    v.put("KSE_SLURM_CIRCUIT_OPEN_MS", "how long an open circuit rejects calls (default 5000)");
+    v.put("KSE_SLURM_CA_FILE", "PEM CA certificate for an https URL");
+    v.put("KSE_SLURM_POLL_INTERVAL_MS", "job/node cache poll interval (default 500)");
+    v.put("KSE_SLURM_RESYNC_INTERVAL_MS", "full job list at least this often (default 30000)");
+    return Map.copyOf(v);
+  }
+
+  /** Reads the {@code KSE_SLURM_*} variables of {@code env}; other variables are ignored. */
+  public static SlurmConfig fromEnv(Map<String, String> env) {
+    List<String> problems = new ArrayList<>();
+    env.keySet().stream()
+        .filter(k -> k.startsWith("KSE_SLURM_") && !VARIABLES.containsKey(k))
+        .sorted()
+        .forEach(k -> problems.add(k + ": unknown variable; known: " + VARIABLES.keySet().stream().sorted().toList()));
+    Reader r = new Reader(env, problems);
+    URI url = r.required("KSE_SLURM_URL", SlurmConfig::parseUrl);
+    Optional<Path> tokenFile = r.optional("KSE_SLURM_JWT_FILE", Path::of);
+    Optional<String> token = r.optional("KSE_SLURM_JWT", s -> s);
+    if (tokenFile.isEmpty() && token.isEmpty()) {
+      problems.add("KSE_SLURM_JWT_FILE or KSE_SLURM_JWT: one is required");
+    }
+    Optional<String> user = r.optional("KSE_SLURM_USER", s -> s);
+    Optional<ApiVersion> version = r.optional("KSE_SLURM_API_VERSION", ApiVersion::parse);
+    Duration connect = r.millis("KSE_SLURM_CONNECT_TIMEOUT_MS", 2000);
+    Duration request = r.millis("KSE_SLURM_TIMEOUT_MS", 5000);
+    int inFlight = r.positive("KSE_SLURM_MAX_IN_FLIGHT", 32);
+    int attempts = r.positive("KSE_SLURM_RETRY_ATTEMPTS", 3);
+    Duration backoff = r.millis("KSE_SLURM_RETRY_BACKOFF_MS", 200);
+    Duration open = r.millis("KSE_SLURM_CIRCUIT_OPEN_MS", 5000);
+    Optional<Path> ca = r.optional("KSE_SLURM_CA_FILE", Path::of);
+    Duration poll = r.millis("KSE_SLURM_POLL_INTERVAL_MS", 500);
+    Duration resync = r.millis("KSE_SLURM_RESYNC_INTERVAL_MS", 30000);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "invalid Slurm settings:\n  - " + String.join("\n  - ", problems));
+    }
+    return new SlurmConfig(url, user, tokenFile, token, version, connect, request, inFlight,
+        attempts, backoff, open, ca, poll, resync);
+  }
+
+  /** A config with defaults for everything but the URL and token, for tests and tools. */
+  public static SlurmConfig of(URI url, Optional<String> user, Path tokenFile) {
+    return new SlurmConfig(
+        url,
+        user,
+        Optional.of(tokenFile),
+        Optional.empty(),
+        Optional.empty(),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        32,
+        3,
+        Duration.ofMillis(200),
+        Duration.ofSeconds(5),
+        Optional.empty(),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(30));
+  }
+
+  public SlurmConfig withApiVersion(ApiVersion v) {
+    return new SlurmConfig(url, user, tokenFile, token, Optional.of(v), connectTimeout,
+        requestTimeout, maxInFlight, retryAttempts, retryBackoff, circuitOpenFor, caFile,
+        pollInterval, resyncInterval);
+  }
+
+  public SlurmConfig withTimeouts(Duration connect, Duration request) {
+    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connect, request, maxInFlight,
+        retryAttempts, retryBackoff, circuitOpenFor, caFile, pollInterval, resyncInterval);
+  }
+
+  public SlurmConfig withPollInterval(Duration poll) {
+    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connectTimeout,
+        requestTimeout, maxInFlight, retryAttempts, retryBackoff, circuitOpenFor, caFile, poll,
+        resyncInterval);
+  }
+
+  public SlurmConfig withCircuitOpenFor(Duration open) {
+    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connectTimeout,
+        requestTimeout, maxInFlight, retryAttempts, retryBackoff, open, caFile, pollInterval,
+        resyncInterval);
+  }
+
+  /** Never prints the token. */
+  @Override
+  public String toString() {
+    return "SlurmConfig[url=" + url + ", user=" + user.orElse("(from JWT)") + ", token="
+        + tokenFile.map(p -> "file " + p).orElse(token.isPresent() ? "(inline, hidden)" : "none")
+        + ", apiVersion=" + apiVersion.map(ApiVersion::id).orElse("discover")
+        + ", timeout=" + requestTimeout.toMillis() + "ms, maxInFlight=" + maxInFlight
+        + ", retryAttempts=" + retryAttempts + ", poll=" + pollInterval.toMillis() + "ms]";
+  }
+
+  private static URI parseUrl(String s) {
+    URI u = URI.create(s.trim());
+    if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()) || u.getHost() == null) {
+      throw new IllegalArgumentException("expected an http:// or https:// URL with a host");
+    }
+    return u;
+  }
+
+  /** Parses variables, collecting every problem instead of stopping at the first. */
+  private record Reader(Map<String, String> env, List<String> problems) {
+    <T> Optional<T> optional(String name, Function<String, T> parse) {
+      String raw = env.get(name);
+      if (raw == null || raw.isBlank()) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(parse.apply(raw.trim()));
+      } catch (RuntimeException e) {
+        problems.add(name + "='" + raw + "': " + e.getMessage());
+        return Optional.empty();
+      }
+    }
+
+    <T> T required(String name, Function<String, T> parse) {
+      Optional<T> v = optional(name, parse);
+      if (v.isEmpty() && (env.get(name) == null || env.get(name).isBlank())) {
+        problems.add(name + ": required");
+      }
+      return v.orElse(null);
+    }
+
+    int positive(String name, int dflt) {
+      return optional(name, s -> {
+            int v = Integer.parseInt(s);
+            if (v < 1) {
+              throw new IllegalArgumentException("expected a positive whole number");
+            }
+            return v;
+          }).orElse(dflt);
+    }
+
+    Duration millis(String name, long dflt) {
+      return Duration.ofMillis(optional(name, s -> {
+            long v;
+            try {
+              v = Long.parseLong(s);
+            } catch (NumberFormatException e) {
+              throw new IllegalArgumentException("expected a positive whole number of milliseconds");
+            }
+            if (v < 1) {
+              throw new IllegalArgumentException("expected a positive whole number of milliseconds");
+            }
+            return v;
+          }).orElse(dflt));
+    }
+  }
+}

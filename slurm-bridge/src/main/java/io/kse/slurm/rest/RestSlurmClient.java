@@ -1,0 +1,154 @@
+package io.kse.slurm.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kse.slurm.ApiVersion;
+import io.kse.slurm.JobListing;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.JobUpdate;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
+import io.kse.slurm.SlurmNotFoundException;
+import io.kse.slurm.SlurmRejectedException;
+import io.kse.slurm.SlurmUnavailableException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** {@link SlurmClient} over slurmrestd, for one API version. No retries here: see the decorator. */
+public final class RestSlurmClient implements SlurmClient {
+  private final SlurmHttp http;
+  private final ApiVersion version;
+  private final RequestBodies bodies;
+  /** v0.0.41+ end collection paths with a slash, as their OpenAPI documents do. */
+  private final String slash;
+
+  public RestSlurmClient(SlurmHttp http, ApiVersion version) {
+    this.http = http;
+    this.version = version;
+    this.bodies = new RequestBodies(version);
+    this.slash = version == ApiVersion.V0038 ? "" : "/";
+  }
+
+  @Override
+  public ApiVersion apiVersion() {
+    return version;
+  }
+
+  private String path(String rest) {
+    return version.slurmPath() + "/" + rest;
+  }
+
+  @Override
+  public long submit(JobSubmission job) {
+    String what = "submit job for " + job.tag().namespace() + "/" + job.tag().name();
+    JsonNode resp = http.post(what, path("job/submit"), bodies.submit(job)).body();
+    long id = resp.path("job_id").asLong(resp.path("result").path("job_id").asLong(0));
+    if (id <= 0) {
+      // 200 without a job id: Slurm put the reason in errors[] (with a job id it is only a note,
+      // e.g. 2042 "Job is in held state")
+      throw new SlurmRejectedException(
+          what + " failed: no job id in the answer: " + SlurmErrors.errors(resp));
+    }
+    return id;
+  }
+
+  @Override
+  public Optional<SlurmJob> job(long jobId) {
+    try {
+      JsonNode jobs = http.get("get job " + jobId, path("job/" + jobId)).body().path("jobs");
+      return jobs.isArray() && !jobs.isEmpty()
+          ? Optional.of(SlurmJson.job(jobs.get(0)))
+          : Optional.empty();
+    } catch (SlurmNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public JobListing jobsChangedSince(Instant since) {
+    // Slurm compares "changed after" in whole seconds: ask from one second before our own clock
+    // so a change in the second of this request is not missed next time.
+    Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond() - 1);
+    String query = since.getEpochSecond() > 0 ? "?update_time=" + since.getEpochSecond() : "";
+    SlurmHttp.Response resp = http.get("list jobs", path("jobs" + slash + query));
+    if (resp.status() == 304) {
+      return JobListing.unchanged(since);
+    }
+    List<SlurmJob> jobs = new ArrayList<>();
+    resp.body().path("jobs").forEach(j -> jobs.add(SlurmJson.job(j)));
+    Instant asOf = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
+    return new JobListing(true, jobs, asOf);
+  }
+
+  @Override
+  public void cancel(long jobId) {
+    try {
+      http.delete("cancel job " + jobId, path("job/" + jobId));
+    } catch (SlurmNotFoundException e) {
+      // already gone: cancelling is idempotent
+    }
+  }
+
+  @Override
+  public void update(long jobId, JobUpdate update) {
+    JsonNode resp = http.post("update job " + jobId, path("job/" + jobId), bodies.update(update)).body();
+    if (!SlurmErrors.errors(resp).isEmpty()) {
+      // 22.05 answers some invalid updates with HTTP 200 and the reason in errors[]
+      throw new SlurmRejectedException(
+          "update job " + jobId + " failed: " + SlurmErrors.errors(resp));
+    }
+  }
+
+  @Override
+  public List<SlurmNode> nodes() {
+    List<SlurmNode> nodes = new ArrayList<>();
+    http.get("list nodes", path("nodes" + slash)).body().path("nodes")
+        .forEach(n -> nodes.add(SlurmJson.node(n)));
+    return nodes;
+  }
+
+  @Override
+  public void drain(String node, String reason) {
+    if (reason == null || reason.isBlank()) {
+      throw new SlurmRejectedException("drain " + node + ": Slurm requires a reason to drain a node");
+    }
+    setNodeState(node, "DRAIN", reason);
+  }
+
+  @Override
+  public void resume(String node) {
+    setNodeState(node, "RESUME", null);
+  }
+
+  private void setNodeState(String node, String state, String reason) {
+    JsonNode body = bodies.nodeState(node, state, reason);
+    String what = state.toLowerCase(java.util.Locale.ROOT) + " node " + node;
+    JsonNode resp = http.post(what, path("node/" + encode(node)), body).body();
+    if (!SlurmErrors.errors(resp).isEmpty()) {
+      throw new SlurmRejectedException(what + " failed: " + SlurmErrors.errors(resp));
+    }
+  }
+
+  @Override
+  public void ping() {
+    JsonNode pings = http.get("ping", path("ping" + slash)).body().path("pings");
+    for (JsonNode p : pings) {
+      boolean up =
+          p.has("responding")
+              ? p.path("responding").asBoolean()
+              : "UP".equalsIgnoreCase(p.path("ping").asText(p.path("pinged").asText()));
+      if (up) {
+        return;
+      }
+    }
+    throw new SlurmUnavailableException("ping: no slurmctld is responding: " + pings);
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,125 @@
+package io.kse.slurm.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kse.slurm.HostList;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Reads jobs and nodes from any supported slurmrestd version. The versions differ in shape, not in
+ * meaning, so one tolerant reader serves all: numbers are plain or {@code {set, number}}, states a
+ * string or a list of base state plus flags, features a comma list or an array.
+ */
+final class SlurmJson {
+  private SlurmJson() {}
+
+  static SlurmJob job(JsonNode j) {
+    List<String> states = strings(j.path("job_state"));
+    JobState state = states.stream().map(JobState::parse).filter(s -> s != JobState.UNKNOWN)
+        .findFirst().orElse(JobState.UNKNOWN);
+    Instant submit = time(j.path("submit_time")).orElse(Instant.EPOCH);
+    Optional<Instant> start = time(j.path("start_time"));
+    Optional<Instant> end = time(j.path("end_time"));
+    Optional<Instant> preempt = time(j.path("preempt_time"));
+    Instant last = submit;
+    for (Optional<Instant> t : List.of(start, end, preempt)) {
+      if (t.isPresent() && t.get().isAfter(last) && !t.get().isAfter(Instant.now())) {
+        last = t.get();
+      }
+    }
+    // a pending job carries its *expected* start/end times: only report them once they happened
+    boolean started = state != JobState.PENDING;
+    return new SlurmJob(
+        j.path("job_id").asLong(),
+        j.path("name").asText(""),
+        j.path("comment").asText(""),
+        state,
+        j.path("state_reason").asText(""),
+        j.path("partition").asText(""),
+        j.path("qos").asText(""),
+        started ? HostList.expand(j.path("nodes").asText("")) : List.of(),
+        (int) number(j.path("node_count")).orElse(0),
+        submit,
+        started ? start : Optional.empty(),
+        state.isFinal() ? end : Optional.empty(),
+        j.path("restart_cnt").asInt(0),
+        j.path("tres_per_node").asText(""),
+        j.path("features").isArray()
+            ? String.join(",", strings(j.path("features")))
+            : j.path("features").asText(""),
+        number(j.path("priority")).orElse(0),
+        last);
+  }
+
+  static SlurmNode node(JsonNode n) {
+    List<String> states = strings(n.path("state"));
+    String base = states.isEmpty() ? "unknown" : states.get(0).toLowerCase(Locale.ROOT);
+    Set<String> flags = new LinkedHashSet<>();
+    states.stream().skip(1).map(s -> s.toUpperCase(Locale.ROOT)).forEach(flags::add);
+    strings(n.path("state_flags")).stream().map(s -> s.toUpperCase(Locale.ROOT)).forEach(flags::add);
+    JsonNode features = n.has("active_features") ? n.get("active_features") : n.path("features");
+    return new SlurmNode(
+        n.path("name").asText(),
+        base,
+        flags,
+        n.path("reason").asText(""),
+        new LinkedHashSet<>(strings(features)),
+        n.path("gres").asText(""),
+        n.path("gres_used").asText(""),
+        n.path("cpus").asInt(0),
+        n.path("alloc_cpus").asInt(0),
+        number(n.path("real_memory")).orElse(0),
+        strings(n.path("partitions")));
+  }
+
+  /** A number that may be plain, null, or {@code {set, infinite, number}}. */
+  static OptionalLong number(JsonNode n) {
+    if (n == null || n.isMissingNode() || n.isNull()) {
+      return OptionalLong.empty();
+    }
+    if (n.isObject()) {
+      if (!n.path("set").asBoolean(false) || n.path("infinite").asBoolean(false)) {
+        return OptionalLong.empty();
+      }
+      return OptionalLong.of(n.path("number").asLong());
+    }
+    return n.canConvertToLong() || n.isTextual() && n.asText().matches("-?\\d+")
+        ? OptionalLong.of(n.asLong())
+        : OptionalLong.empty();
+  }
+
+  /** Epoch seconds as an instant; 0 or unset means "never". */
+  static Optional<Instant> time(JsonNode n) {
+    OptionalLong v = number(n);
+    return v.isPresent() && v.getAsLong() > 0
+        ? Optional.of(Instant.ofEpochSecond(v.getAsLong()))
+        : Optional.empty();
+  }
+
+  /** A string list from an array, or from a comma-separated string. */
+  static List<String> strings(JsonNode n) {
+    List<String> out = new ArrayList<>();
+    if (n == null || n.isMissingNode() || n.isNull()) {
+      return out;
+    }
+    if (n.isArray()) {
+      n.forEach(e -> out.add(e.asText()));
+    } else {
+      for (String s : n.asText("").split(",")) {
+        if (!s.isBlank()) {
+          out.add(s.trim());
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,128 @@
+package io.kse.slurm.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kse.slurm.ApiVersion;
+import io.kse.slurm.JobState;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
+import io.kse.slurm.testing.Fixtures;
+import io.kse.slurm.testing.OpenApiSchema;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Parsing of responses: v0.0.38 from answers recorded on the local Slurm 22.05, v0.0.41–44 from
+ * fixtures that are first validated against each version's OpenAPI document.
+ */
+class ResponseParsingTest {
+
+  @Test
+  void parsesARecordedRunningJobFromSlurm2205() {
+    JsonNode body = Fixtures.json("v0.0.38", "jobs-running.json");
+    SlurmJob j = SlurmJson.job(body.path("jobs").get(0));
+    assertThat(j.id()).isEqualTo(1);
+    assertThat(j.state()).isEqualTo(JobState.RUNNING);
+    assertThat(j.nodes()).containsExactly("gpu-node-0");
+    assertThat(j.isAllocated()).isTrue();
+    assertThat(j.partition()).isEqualTo("inference");
+    assertThat(j.tresPerNode()).isEqualTo("gres:gpu:h100:4");
+    assertThat(j.features()).isEqualTo("[nvl-0|nvl-1]");
+    assertThat(j.startTime()).contains(Instant.ofEpochSecond(1795326582));
+    assertThat(j.endTime()).as("a running job's end_time is only its limit").isEmpty();
+    assertThat(j.placeholder()).contains(new PlaceholderTag("ns", "p", "123"));
+  }
+
+  @Test
+  void parsesARecordedHeldJobAsPendingWithoutNodes() {
+    SlurmJob j = SlurmJson.job(Fixtures.json("v0.0.38", "job-held.json").path("jobs").get(0));
+    assertThat(j.state()).isEqualTo(JobState.PENDING);
+    assertThat(j.stateReason()).isEqualTo("JobHeldUser");
+    assertThat(j.nodes()).isEmpty();
+    assertThat(j.startTime()).isEmpty();
+  }
+
+  @Test
+  void parsesRecordedNodesFromSlurm2205() {
+    List<SlurmNode> nodes = nodes(Fixtures.json("v0.0.38", "nodes.json"));
+    assertThat(nodes).hasSize(8);
+    SlurmNode n0 = nodes.get(0);
+    assertThat(n0.name()).isEqualTo("gpu-node-0");
+    assertThat(n0.features()).containsExactly("nvl-0");
+    assertThat(n0.gres()).isEqualTo("gpu:h100:8");
+    assertThat(n0.cpus()).isEqualTo(16);
+    assertThat(n0.realMemoryMb()).isEqualTo(128000);
+    assertThat(n0.partitions()).containsExactly("training", "inference");
+    assertThat(nodes.get(7).features()).containsExactly("nvl-1");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  void fixturesConformToTheSchema(ApiVersion v) {
+    OpenApiSchema s = OpenApiSchema.forVersion(v.id());
+    String p = v.slurmPath();
+    assertThat(s.validateResponse("GET", p + "/jobs/", Fixtures.json(v.id(), "jobs.json"))).isEmpty();
+    assertThat(s.validateResponse("GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-running.json"))).isEmpty();
+    assertThat(s.validateResponse("GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-missing.json"))).isEmpty();
+    assertThat(s.validateResponse("GET", p + "/nodes/", Fixtures.json(v.id(), "nodes.json"))).isEmpty();
+    assertThat(s.validateResponse("POST", p + "/job/submit", Fixtures.json(v.id(), "submit.json"))).isEmpty();
+    assertThat(s.validateResponse("GET", p + "/ping/", Fixtures.json(v.id(), "ping.json"))).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  void parsesJobsOfNewerVersions(ApiVersion v) {
+    JsonNode jobs = Fixtures.json(v.id(), "jobs.json").path("jobs");
+    SlurmJob running = SlurmJson.job(jobs.get(0));
+    assertThat(running.state()).isEqualTo(JobState.RUNNING);
+    assertThat(running.nodes()).containsExactly("gpu-node-4", "gpu-node-5");
+    assertThat(running.nodeCount()).isEqualTo(2);
+    assertThat(running.priority()).isEqualTo(10000);
+    assertThat(running.placeholder().map(PlaceholderTag::uid))
+        .contains("6f1c2d3e-0000-4000-8000-000000000001");
+
+    SlurmJob requeued = SlurmJson.job(jobs.get(1));
+    assertThat(requeued.state()).isEqualTo(JobState.PENDING);
+    assertThat(requeued.restartCount()).isEqualTo(1);
+    assertThat(requeued.endTime()).isEmpty();
+    assertThat(requeued.startTime()).as("a pending job's start_time is an estimate").isEmpty();
+    assertThat(requeued.placeholder()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  void parsesNodeStateListsOfNewerVersions(ApiVersion v) {
+    List<SlurmNode> nodes = nodes(Fixtures.json(v.id(), "nodes.json"));
+    assertThat(nodes.get(0).state()).isEqualTo("idle");
+    assertThat(nodes.get(0).flags()).containsExactly("DRAIN");
+    assertThat(nodes.get(0).isDraining()).isTrue();
+    assertThat(nodes.get(0).reason()).isEqualTo("kse: cordoned in Kubernetes");
+    assertThat(nodes.get(1).state()).isEqualTo("mixed");
+    assertThat(nodes.get(1).isUnavailable()).isFalse();
+    assertThat(nodes.get(1).features()).containsExactly("nvl-1");
+  }
+
+  @Test
+  void readsPlainAndWrappedNumbers() {
+    var m = new com.fasterxml.jackson.databind.ObjectMapper();
+    assertThat(SlurmJson.number(m.valueToTree(5))).hasValue(5);
+    assertThat(SlurmJson.number(m.valueToTree("42"))).hasValue(42);
+    assertThat(SlurmJson.number(m.nullNode())).isEmpty();
+    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", true, "infinite", false, "number", 9)))).hasValue(9);
+    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", false, "infinite", false, "number", 9)))).isEmpty();
+    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", true, "infinite", true, "number", 0)))).isEmpty();
+    assertThat(SlurmJson.time(m.valueToTree(0))).isEqualTo(Optional.empty());
+  }
+
+  private static List<SlurmNode> nodes(JsonNode body) {
+    List<SlurmNode> out = new java.util.ArrayList<>();
+    body.path("nodes").forEach(n -> out.add(SlurmJson.node(n)));
+    return out;
+  }
+}

@@ -1,0 +1,217 @@
+package io.kse.slurm.testing;
+
+import io.kse.slurm.ApiVersion;
+import io.kse.slurm.JobListing;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.JobUpdate;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
+import io.kse.slurm.SlurmNotFoundException;
+import io.kse.slurm.SlurmUnavailableException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An in-memory Slurm for unit tests: jobs are pending until {@link #allocate} (or {@link
+ * #allocateNext}) places them, and every state change is visible through the same {@link
+ * SlurmClient} calls the real one answers. {@link #failWith} simulates an outage.
+ */
+public final class FakeSlurmClient implements SlurmClient {
+  private final Map<Long, SlurmJob> jobs = new LinkedHashMap<>();
+  private final Map<String, SlurmNode> nodes = new LinkedHashMap<>();
+  private final AtomicLong nextId = new AtomicLong(100);
+  private final List<JobSubmission> submissions = new ArrayList<>();
+  private final Clock clock;
+  private RuntimeException failure;
+  private Instant lastChange = Instant.EPOCH;
+  private int listCalls;
+
+  public FakeSlurmClient(Clock clock, String... nodeNames) {
+    this.clock = clock;
+    for (String n : nodeNames) {
+      nodes.put(n, node(n, "idle", Set.of(), ""));
+    }
+  }
+
+  private static SlurmNode node(String name, String state, Set<String> flags, String reason) {
+    return new SlurmNode(
+        name, state, flags, reason, Set.of(), "gpu:h100:8", "gpu:h100:0", 16, 0, 128000,
+        List.of("training", "inference"));
+  }
+
+  /** Makes every following call throw {@code failure} until cleared with null. */
+  public synchronized void failWith(RuntimeException failure) {
+    this.failure = failure;
+  }
+
+  private void check() {
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  public synchronized List<JobSubmission> submissions() {
+    return List.copyOf(submissions);
+  }
+
+  public synchronized int listCalls() {
+    return listCalls;
+  }
+
+  @Override
+  public ApiVersion apiVersion() {
+    return ApiVersion.V0044;
+  }
+
+  @Override
+  public synchronized long submit(JobSubmission s) {
+    check();
+    submissions.add(s);
+    long id = nextId.getAndIncrement();
+    put(
+        new SlurmJob(
+            id, s.tag().jobName(), s.tag().toComment(), JobState.PENDING, "Priority",
+            s.partition().orElse("training"), s.qos().orElse(""), List.of(), s.nodes(),
+            clock.instant(), Optional.empty(), Optional.empty(), 0,
+            s.gresPerNode().map(g -> "gres:" + g).orElse(""), s.constraints().orElse(""), 1000,
+            clock.instant()));
+    return id;
+  }
+
+  /** Adds a job that is not a placeholder (e.g. training). */
+  public synchronized long addForeignJob(String name, JobState state, List<String> onNodes) {
+    long id = nextId.getAndIncrement();
+    put(
+        new SlurmJob(
+            id, name, "", state, "None", "training", "", onNodes, onNodes.size(), clock.instant(),
+            state == JobState.RUNNING ? Optional.of(clock.instant()) : Optional.empty(),
+            Optional.empty(), 0, "", "", 1, clock.instant()));
+    return id;
+  }
+
+  /** Slurm places the job on {@code onNodes}: RUNNING. */
+  public synchronized void allocate(long jobId, List<String> onNodes) {
+    SlurmJob j = existing(jobId);
+    put(withState(j, JobState.RUNNING, "None", onNodes, j.restartCount()));
+  }
+
+  /** Ends the job in {@code state} (CANCELLED, PREEMPTED, COMPLETED…). */
+  public synchronized void end(long jobId, JobState state) {
+    SlurmJob j = existing(jobId);
+    put(withState(j, state, "None", j.nodes(), j.restartCount()));
+  }
+
+  /** Requeues the job as preemption does: back to PENDING, restart count + 1. */
+  public synchronized void requeue(long jobId) {
+    SlurmJob j = existing(jobId);
+    put(withState(j, JobState.PENDING, "BeginTime", List.of(), j.restartCount() + 1));
+  }
+
+  /** Removes the job entirely, as slurmctld does after MinJobAge. */
+  public synchronized void purge(long jobId) {
+    jobs.remove(jobId);
+    lastChange = clock.instant();
+  }
+
+  private SlurmJob withState(SlurmJob j, JobState s, String reason, List<String> on, int restarts) {
+    Instant now = clock.instant();
+    return new SlurmJob(
+        j.id(), j.name(), j.comment(), s, reason, j.partition(), j.qos(), on, j.nodeCount(),
+        j.submitTime(), s == JobState.RUNNING ? Optional.of(now) : j.startTime(),
+        s.isFinal() ? Optional.of(now) : Optional.empty(), restarts, j.tresPerNode(),
+        j.features(), j.priority(), now);
+  }
+
+  private SlurmJob existing(long id) {
+    SlurmJob j = jobs.get(id);
+    if (j == null) {
+      throw new SlurmNotFoundException("fake: no job " + id);
+    }
+    return j;
+  }
+
+  private void put(SlurmJob j) {
+    jobs.put(j.id(), j);
+    lastChange = clock.instant();
+  }
+
+  @Override
+  public synchronized Optional<SlurmJob> job(long jobId) {
+    check();
+    return Optional.ofNullable(jobs.get(jobId));
+  }
+
+  @Override
+  public synchronized JobListing jobsChangedSince(Instant since) {
+    check();
+    listCalls++;
+    if (!since.equals(Instant.EPOCH) && !lastChange.isAfter(since)) {
+      return JobListing.unchanged(since);
+    }
+    return new JobListing(true, List.copyOf(jobs.values()), lastChange);
+  }
+
+  @Override
+  public synchronized void cancel(long jobId) {
+    check();
+    SlurmJob j = jobs.get(jobId);
+    if (j != null && !j.state().isFinal()) {
+      put(withState(j, JobState.CANCELLED, "None", j.nodes(), j.restartCount()));
+    }
+  }
+
+  @Override
+  public synchronized void update(long jobId, JobUpdate update) {
+    check();
+    SlurmJob j = existing(jobId);
+    update.comment().ifPresent(c -> put(new SlurmJob(j.id(), j.name(), c, j.state(),
+        j.stateReason(), j.partition(), j.qos(), j.nodes(), j.nodeCount(), j.submitTime(),
+        j.startTime(), j.endTime(), j.restartCount(), j.tresPerNode(), j.features(),
+        j.priority(), clock.instant())));
+  }
+
+  @Override
+  public synchronized List<SlurmNode> nodes() {
+    check();
+    return List.copyOf(nodes.values());
+  }
+
+  @Override
+  public synchronized void drain(String node, String reason) {
+    check();
+    SlurmNode n = nodes.get(node);
+    if (n == null) {
+      throw new SlurmNotFoundException("fake: no node " + node);
+    }
+    nodes.put(node, node(node, n.state(), Set.of("DRAIN"), reason));
+  }
+
+  @Override
+  public synchronized void resume(String node) {
+    check();
+    SlurmNode n = nodes.get(node);
+    if (n == null) {
+      throw new SlurmNotFoundException("fake: no node " + node);
+    }
+    nodes.put(node, node(node, "idle", Set.of(), ""));
+  }
+
+  @Override
+  public synchronized void ping() {
+    check();
+  }
+
+  /** A convenience for tests of outages. */
+  public static SlurmUnavailableException outage() {
+    return new SlurmUnavailableException("fake: slurmrestd is down");
+  }
+}

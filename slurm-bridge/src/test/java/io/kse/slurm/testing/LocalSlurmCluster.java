@@ -1,0 +1,184 @@
+package io.kse.slurm.testing;
+
+import io.kse.slurm.SlurmConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real local Slurm cluster of {@code testing/slurm/slurm-cluster}, for {@code *IT} tests. Each
+ * mode starts once per JVM (in its own directory and ports) and stops when the JVM exits. A cluster
+ * that was already running (e.g. started by hand or by the e2e suite) is reused and left running.
+ */
+public final class LocalSlurmCluster {
+  public enum Mode {
+    /** partition-priority preemption, no slurmdbd: fast to start. */
+    PARTITION("/tmp/kse-it-slurm", 17100, 16820),
+    /** MariaDB + slurmdbd, QoS tiers, preempt/qos. */
+    ACCOUNTING("/tmp/kse-it-slurm-acct", 17300, 16830);
+
+    final String dir;
+    final int basePort;
+    final int restPort;
+
+    Mode(String dir, int basePort, int restPort) {
+      this.dir = dir;
+      this.basePort = basePort;
+      this.restPort = restPort;
+    }
+  }
+
+  private static final Map<Mode, LocalSlurmCluster> STARTED = new ConcurrentHashMap<>();
+
+  private final Mode mode;
+  private final Map<String, String> env;
+
+  private LocalSlurmCluster(Mode mode, Map<String, String> env) {
+    this.mode = mode;
+    this.env = env;
+  }
+
+  /** Starts (or reuses) the cluster of this mode with 8 nodes. */
+  public static synchronized LocalSlurmCluster shared(Mode mode) {
+    return STARTED.computeIfAbsent(mode, LocalSlurmCluster::start);
+  }
+
+  private static LocalSlurmCluster start(Mode mode) {
+    boolean wasRunning = Files.exists(Path.of(mode.dir, "env"));
+    List<String> cmd = new java.util.ArrayList<>(List.of(
+        script().toString(), "start", "--dir", mode.dir, "--nodes", "8",
+        "--base-port", Integer.toString(mode.basePort), "--rest-port",
+        Integer.toString(mode.restPort)));
+    if (mode == Mode.ACCOUNTING) {
+      cmd.add("--accounting");
+    }
+    run(cmd, Duration.ofMinutes(10));
+    LocalSlurmCluster c = new LocalSlurmCluster(mode, readEnv(Path.of(mode.dir, "env")));
+    if (!wasRunning && !"1".equals(System.getenv("KSE_LAB_KEEP"))) {
+      Runtime.getRuntime().addShutdownHook(new Thread(c::stop, "kse-slurm-stop-" + mode));
+    }
+    return c;
+  }
+
+  /** {@code testing/slurm/slurm-cluster}, found from the module's or the repo's directory. */
+  public static Path script() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null) {
+      Path s = dir.resolve("testing/slurm/slurm-cluster");
+      if (Files.isExecutable(s)) {
+        return s;
+      }
+      dir = dir.getParent();
+    }
+    throw new IllegalStateException("testing/slurm/slurm-cluster not found above " + Path.of("").toAbsolutePath());
+  }
+
+  public String env(String key) {
+    String v = env.get(key);
+    if (v == null) {
+      throw new IllegalStateException("cluster env has no " + key + ": " + env.keySet());
+    }
+    return v;
+  }
+
+  public URI restUrl() {
+    return URI.create(env("KSE_LAB_REST_URL"));
+  }
+
+  public Path jobDir() {
+    return Path.of(env("KSE_LAB_JOB_DIR"));
+  }
+
+  /** A bridge config using the unprivileged token user. */
+  public SlurmConfig config() {
+    return SlurmConfig.of(restUrl(), Optional.of(env("KSE_LAB_JWT_USER")), Path.of(env("KSE_LAB_JWT_FILE")));
+  }
+
+  /** A bridge config with the root (operator) token: may set job priorities. */
+  public SlurmConfig rootConfig() {
+    return SlurmConfig.of(restUrl(), Optional.of("root"), Path.of(env("KSE_LAB_JWT_ROOT_FILE")));
+  }
+
+  /** Runs a Slurm CLI command against this cluster (munge auth, as root); returns stdout. */
+  public String cli(String... args) {
+    return run(List.of(args), Duration.ofSeconds(60), Map.of("SLURM_CONF", env("SLURM_CONF")));
+  }
+
+  /** Stops only slurmrestd (outage tests); {@link #startRest} brings it back. */
+  public void stopRest() {
+    run(List.of(script().toString(), "rest-stop", "--dir", mode.dir), Duration.ofSeconds(30));
+  }
+
+  public void startRest() {
+    run(List.of(script().toString(), "rest-start", "--dir", mode.dir, "--rest-port",
+        Integer.toString(mode.restPort)), Duration.ofSeconds(30));
+  }
+
+  /** Cancels every job, so tests start from an idle cluster. */
+  public void cancelAll() {
+    run(List.of(script().toString(), "cancel-all", "--dir", mode.dir), Duration.ofSeconds(60));
+  }
+
+  public void stop() {
+    run(List.of(script().toString(), "stop", "--dir", mode.dir), Duration.ofSeconds(90));
+  }
+
+  private static Map<String, String> readEnv(Path file) {
+    try {
+      Map<String, String> out = new LinkedHashMap<>();
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        int eq = line.indexOf('=');
+        if (eq > 0) {
+          out.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + file, e);
+    }
+  }
+
+  private static String run(List<String> cmd, Duration timeout) {
+    return run(cmd, timeout, Map.of());
+  }
+
+  private static String run(List<String> cmd, Duration timeout, Map<String, String> extraEnv) {
+    try {
+      Path log = Files.createTempFile("kse-cmd", ".log");
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      // never a JWT in a Slurm CLI's environment: the CLI would authenticate with it
+      pb.environment().remove("SLURM_JWT");
+      pb.environment().putAll(extraEnv);
+      Process p = pb
+          .redirectErrorStream(false)
+          .redirectError(log.toFile())
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException(cmd + " timed out after " + timeout);
+      }
+      String err = Files.readString(log);
+      Files.deleteIfExists(log);
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException(cmd + " failed (" + p.exitValue() + "):\n" + err + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run " + cmd, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running " + cmd, e);
+    }
+  }
+}
