@@ -70,9 +70,10 @@ public final class RestSlurmClient implements SlurmClient {
 
   @Override
   public JobListing jobsChangedSince(Instant since) {
-    // Slurm compares "changed after" in whole seconds: ask from one second before our own clock
-    // so a change in the second of this request is not missed next time.
-    Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond() - 1);
+    // slurmctld answers "no change" when its last update <= update_time, in whole seconds, so a
+    // second change within the second of the first would be missed: always ask from one second
+    // before what this listing covers (costs one repeated listing after each change).
+    Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());
     String query = since.getEpochSecond() > 0 ? "?update_time=" + since.getEpochSecond() : "";
     SlurmHttp.Response resp = http.get("list jobs", path("jobs" + slash + query));
     if (resp.status() == 304) {
@@ -80,7 +81,8 @@ public final class RestSlurmClient implements SlurmClient {
     }
     List<SlurmJob> jobs = new ArrayList<>();
     resp.body().path("jobs").forEach(j -> jobs.add(SlurmJson.job(j)));
-    Instant asOf = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
+    Instant covered = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
+    Instant asOf = (covered.isBefore(requested) ? covered : requested).minusSeconds(1);
     return new JobListing(true, jobs, asOf);
   }
 

@@ -157,7 +157,8 @@ public final class FakeSlurmClient implements SlurmClient {
     if (!since.equals(Instant.EPOCH) && !lastChange.isAfter(since)) {
       return JobListing.unchanged(since);
     }
-    return new JobListing(true, List.copyOf(jobs.values()), lastChange);
+    // like RestSlurmClient: one second before what the listing covers
+    return new JobListing(true, List.copyOf(jobs.values()), lastChange.minusSeconds(1));
   }
 
   @Override

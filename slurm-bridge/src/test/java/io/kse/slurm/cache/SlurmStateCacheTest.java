@@ -1,0 +1,140 @@
+package io.kse.slurm.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmUnavailableException;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SlurmStateCacheTest {
+  private final MutableClock clock = new MutableClock();
+  private final FakeSlurmClient slurm = new FakeSlurmClient(clock, "gpu-node-0", "gpu-node-1");
+  private final SlurmStateCache cache =
+      new SlurmStateCache(slurm, Duration.ofMillis(500), Duration.ofSeconds(30), clock, new SimpleMeterRegistry());
+  private final List<JobChange> changes = new ArrayList<>();
+
+  {
+    cache.addJobListener(changes::add);
+  }
+
+  private long submit(String uid) {
+    return slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-" + uid, uid)).build());
+  }
+
+  @Test
+  void findsPlaceholdersByPodUidAndReportsAllocation() {
+    long id = submit("u1");
+    cache.pollOnce();
+    assertThat(cache.synced()).isTrue();
+    assertThat(cache.jobForPod("u1")).map(SlurmJob::state).contains(JobState.PENDING);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    tick();
+    cache.pollOnce();
+    assertThat(cache.jobForPod("u1")).map(SlurmJob::nodes).contains(List.of("gpu-node-1"));
+    assertThat(changes).hasSize(2);
+    assertThat(changes.get(0).isNew()).isTrue();
+    assertThat(changes.get(1).started()).isTrue();
+  }
+
+  @Test
+  void anUnchangedQueueCostsNoFullListing() {
+    submit("u1");
+    cache.pollOnce();
+    tick();
+    cache.pollOnce();
+    cache.pollOnce();
+    assertThat(changes).hasSize(1);
+  }
+
+  @Test
+  void aJobMissingFromOneListingIsKeptUntilASecondConfirms() {
+    long id = submit("u1");
+    long other = submit("u2");
+    cache.pollOnce();
+    slurm.purge(id);
+    tick();
+    slurm.end(other, JobState.COMPLETED); // something changed, so the next listing is full
+    cache.pollOnce();
+    assertThat(cache.job(id)).as("missing once: not yet gone").isPresent();
+    assertThat(changes).noneMatch(JobChange::isRemoved);
+    tick();
+    cache.pollOnce();
+    assertThat(cache.job(id)).isEmpty();
+    assertThat(cache.jobForPod("u1")).isEmpty();
+    assertThat(changes).filteredOn(JobChange::isRemoved).singleElement().extracting(JobChange::jobId).isEqualTo(id);
+  }
+
+  @Test
+  void aRequeuedPlaceholderIsStillFoundAndTheLiveJobWinsOverAnEndedOne() {
+    long first = submit("u1");
+    slurm.end(first, JobState.CANCELLED);
+    long second = submit("u1");
+    cache.pollOnce();
+    assertThat(cache.jobForPod("u1")).map(SlurmJob::id).contains(second);
+  }
+
+  @Test
+  void keepsTheLastGoodViewWhileSlurmIsDownAndReportsItsAge() {
+    long id = submit("u1");
+    cache.pollOnce();
+    slurm.failWith(FakeSlurmClient.outage());
+    clock.advance(Duration.ofSeconds(7));
+    assertThatThrownBy(cache::pollOnce).isInstanceOf(SlurmUnavailableException.class);
+    assertThat(cache.job(id)).isPresent();
+    assertThat(cache.age()).isEqualTo(Duration.ofSeconds(7));
+    slurm.failWith(null);
+    cache.pollOnce();
+    assertThat(cache.age()).isZero();
+  }
+
+  @Test
+  void notifiesNodeChanges() {
+    List<String> seen = new ArrayList<>();
+    cache.addNodeListener((before, after) -> seen.add(after.map(n -> n.name() + ":" + n.isDraining()).orElse("gone")));
+    cache.pollOnce();
+    slurm.drain("gpu-node-0", "test");
+    cache.pollOnce();
+    assertThat(seen).contains("gpu-node-0:true");
+    assertThat(cache.node("gpu-node-0")).get().extracting(n -> n.reason()).isEqualTo("test");
+  }
+
+  private void tick() {
+    clock.advance(Duration.ofSeconds(1));
+  }
+
+  /** A clock tests move by hand. */
+  static final class MutableClock extends Clock {
+    private Instant now = Instant.parse("2026-11-22T06:00:00Z");
+
+    void advance(Duration d) {
+      now = now.plus(d);
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+}
