@@ -50,7 +50,9 @@ public enum ApiVersion {
     return all;
   }
 
-  /** Parses {@code v0.0.41}, {@code 0.0.41} or {@code V0041}; the error names the accepted values. */
+  /**
+   * Parses {@code v0.0.41}, {@code 0.0.41} or {@code V0041}; the error names the accepted values.
+   */
   public static ApiVersion parse(String text) {
     String t = text.trim();
     for (ApiVersion v : values()) {

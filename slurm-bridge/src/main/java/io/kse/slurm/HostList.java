@@ -5,8 +5,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Slurm host list expressions ({@code gpu-node-[0-3,7],cpu-1}) to and from plain node names.
- * Zero padding in ranges ({@code n[01-10]}) is kept.
+ * Slurm host list expressions ({@code gpu-node-[0-3,7],cpu-1}) to and from plain node names. Zero
+ * padding in ranges ({@code n[01-10]}) is kept.
  */
 public final class HostList {
   private HostList() {}

@@ -23,7 +23,14 @@ public enum JobState {
   /** True once the job has ended and will not run again without a requeue. */
   public boolean isFinal() {
     return switch (this) {
-      case COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE,
+      case COMPLETED,
+          CANCELLED,
+          FAILED,
+          TIMEOUT,
+          NODE_FAIL,
+          PREEMPTED,
+          BOOT_FAIL,
+          DEADLINE,
           OUT_OF_MEMORY ->
           true;
       default -> false;

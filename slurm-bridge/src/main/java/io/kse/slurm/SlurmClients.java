@@ -14,7 +14,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -36,7 +35,10 @@ public final class SlurmClients {
   /** The HTTP transport alone, for tools that pick the version themselves. */
   public static SlurmHttp http(SlurmConfig config) {
     TokenSource tokens =
-        config.tokenFile().map(TokenSource::file).orElseGet(() -> TokenSource.of(config.token().orElseThrow()));
+        config
+            .tokenFile()
+            .map(TokenSource::file)
+            .orElseGet(() -> TokenSource.of(config.token().orElseThrow()));
     return new SlurmHttp(
         config.url(),
         config.user(),
@@ -65,8 +67,8 @@ public final class SlurmClients {
       ctx.init(null, tmf.getTrustManagers(), null);
       return ctx;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException("cannot load CA file " + caFile + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot load CA file " + caFile + ": " + e.getMessage(), e);
     }
   }
-
 }

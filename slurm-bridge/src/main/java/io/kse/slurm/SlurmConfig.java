@@ -42,7 +42,8 @@ public record SlurmConfig(
 
   public SlurmConfig {
     if (tokenFile.isEmpty() && token.isEmpty()) {
-      throw new IllegalArgumentException("a JWT is required: set KSE_SLURM_JWT_FILE or KSE_SLURM_JWT");
+      throw new IllegalArgumentException(
+          "a JWT is required: set KSE_SLURM_JWT_FILE or KSE_SLURM_JWT");
     }
   }
 
@@ -71,7 +72,12 @@ public record SlurmConfig(
     env.keySet().stream()
         .filter(k -> k.startsWith("KSE_SLURM_") && !VARIABLES.containsKey(k))
         .sorted()
-        .forEach(k -> problems.add(k + ": unknown variable; known: " + VARIABLES.keySet().stream().sorted().toList()));
+        .forEach(
+            k ->
+                problems.add(
+                    k
+                        + ": unknown variable; known: "
+                        + VARIABLES.keySet().stream().sorted().toList()));
     Reader r = new Reader(env, problems);
     URI url = r.required("KSE_SLURM_URL", SlurmConfig::parseUrl);
     Optional<Path> tokenFile = r.optional("KSE_SLURM_JWT_FILE", Path::of);
@@ -94,8 +100,9 @@ public record SlurmConfig(
       throw new IllegalArgumentException(
           "invalid Slurm settings:\n  - " + String.join("\n  - ", problems));
     }
-    return new SlurmConfig(url, user, tokenFile, token, version, connect, request, inFlight,
-        attempts, backoff, open, ca, poll, resync);
+    return new SlurmConfig(
+        url, user, tokenFile, token, version, connect, request, inFlight, attempts, backoff, open,
+        ca, poll, resync);
   }
 
   /** A config with defaults for everything but the URL and token, for tests and tools. */
@@ -118,36 +125,97 @@ public record SlurmConfig(
   }
 
   public SlurmConfig withApiVersion(ApiVersion v) {
-    return new SlurmConfig(url, user, tokenFile, token, Optional.of(v), connectTimeout,
-        requestTimeout, maxInFlight, retryAttempts, retryBackoff, circuitOpenFor, caFile,
-        pollInterval, resyncInterval);
+    return new SlurmConfig(
+        url,
+        user,
+        tokenFile,
+        token,
+        Optional.of(v),
+        connectTimeout,
+        requestTimeout,
+        maxInFlight,
+        retryAttempts,
+        retryBackoff,
+        circuitOpenFor,
+        caFile,
+        pollInterval,
+        resyncInterval);
   }
 
   public SlurmConfig withTimeouts(Duration connect, Duration request) {
-    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connect, request, maxInFlight,
-        retryAttempts, retryBackoff, circuitOpenFor, caFile, pollInterval, resyncInterval);
+    return new SlurmConfig(
+        url,
+        user,
+        tokenFile,
+        token,
+        apiVersion,
+        connect,
+        request,
+        maxInFlight,
+        retryAttempts,
+        retryBackoff,
+        circuitOpenFor,
+        caFile,
+        pollInterval,
+        resyncInterval);
   }
 
   public SlurmConfig withPollInterval(Duration poll) {
-    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connectTimeout,
-        requestTimeout, maxInFlight, retryAttempts, retryBackoff, circuitOpenFor, caFile, poll,
+    return new SlurmConfig(
+        url,
+        user,
+        tokenFile,
+        token,
+        apiVersion,
+        connectTimeout,
+        requestTimeout,
+        maxInFlight,
+        retryAttempts,
+        retryBackoff,
+        circuitOpenFor,
+        caFile,
+        poll,
         resyncInterval);
   }
 
   public SlurmConfig withCircuitOpenFor(Duration open) {
-    return new SlurmConfig(url, user, tokenFile, token, apiVersion, connectTimeout,
-        requestTimeout, maxInFlight, retryAttempts, retryBackoff, open, caFile, pollInterval,
+    return new SlurmConfig(
+        url,
+        user,
+        tokenFile,
+        token,
+        apiVersion,
+        connectTimeout,
+        requestTimeout,
+        maxInFlight,
+        retryAttempts,
+        retryBackoff,
+        open,
+        caFile,
+        pollInterval,
         resyncInterval);
   }
 
   /** Never prints the token. */
   @Override
   public String toString() {
-    return "SlurmConfig[url=" + url + ", user=" + user.orElse("(from JWT)") + ", token="
+    return "SlurmConfig[url="
+        + url
+        + ", user="
+        + user.orElse("(from JWT)")
+        + ", token="
         + tokenFile.map(p -> "file " + p).orElse(token.isPresent() ? "(inline, hidden)" : "none")
-        + ", apiVersion=" + apiVersion.map(ApiVersion::id).orElse("discover")
-        + ", timeout=" + requestTimeout.toMillis() + "ms, maxInFlight=" + maxInFlight
-        + ", retryAttempts=" + retryAttempts + ", poll=" + pollInterval.toMillis() + "ms]";
+        + ", apiVersion="
+        + apiVersion.map(ApiVersion::id).orElse("discover")
+        + ", timeout="
+        + requestTimeout.toMillis()
+        + "ms, maxInFlight="
+        + maxInFlight
+        + ", retryAttempts="
+        + retryAttempts
+        + ", poll="
+        + pollInterval.toMillis()
+        + "ms]";
   }
 
   private static URI parseUrl(String s) {
@@ -182,28 +250,37 @@ public record SlurmConfig(
     }
 
     int positive(String name, int dflt) {
-      return optional(name, s -> {
-            int v = Integer.parseInt(s);
-            if (v < 1) {
-              throw new IllegalArgumentException("expected a positive whole number");
-            }
-            return v;
-          }).orElse(dflt);
+      return optional(
+              name,
+              s -> {
+                int v = Integer.parseInt(s);
+                if (v < 1) {
+                  throw new IllegalArgumentException("expected a positive whole number");
+                }
+                return v;
+              })
+          .orElse(dflt);
     }
 
     Duration millis(String name, long dflt) {
-      return Duration.ofMillis(optional(name, s -> {
-            long v;
-            try {
-              v = Long.parseLong(s);
-            } catch (NumberFormatException e) {
-              throw new IllegalArgumentException("expected a positive whole number of milliseconds");
-            }
-            if (v < 1) {
-              throw new IllegalArgumentException("expected a positive whole number of milliseconds");
-            }
-            return v;
-          }).orElse(dflt));
+      return Duration.ofMillis(
+          optional(
+                  name,
+                  s -> {
+                    long v;
+                    try {
+                      v = Long.parseLong(s);
+                    } catch (NumberFormatException e) {
+                      throw new IllegalArgumentException(
+                          "expected a positive whole number of milliseconds");
+                    }
+                    if (v < 1) {
+                      throw new IllegalArgumentException(
+                          "expected a positive whole number of milliseconds");
+                    }
+                    return v;
+                  })
+              .orElse(dflt));
     }
   }
 }

@@ -3,10 +3,9 @@ package io.kse.slurm;
 /**
  * Why a Slurm call failed. Callers branch on the type, never on the message: {@link
  * SlurmNotFoundException} (the job or node does not exist), {@link SlurmRejectedException} (Slurm
- * or this bridge refused the request as invalid; not retryable), {@link
- * SlurmUnauthorizedException} (token missing, invalid or expired) and {@link
- * SlurmUnavailableException} (slurmrestd or slurmctld unreachable, timing out or overloaded;
- * retryable).
+ * or this bridge refused the request as invalid; not retryable), {@link SlurmUnauthorizedException}
+ * (token missing, invalid or expired) and {@link SlurmUnavailableException} (slurmrestd or
+ * slurmctld unreachable, timing out or overloaded; retryable).
  */
 public abstract sealed class SlurmException extends RuntimeException
     permits SlurmNotFoundException,

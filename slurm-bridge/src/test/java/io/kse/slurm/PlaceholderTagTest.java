@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Random;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class PlaceholderTagTest {
   @ParameterizedTest(name = "seed {0}")
@@ -15,7 +15,9 @@ class PlaceholderTagTest {
   void commentRoundTripsForRandomKubernetesNames(long seed) {
     Random r = new Random(seed);
     for (int i = 0; i < 200; i++) {
-      PlaceholderTag t = new PlaceholderTag(dnsName(r), dnsName(r), new UUID(r.nextLong(), r.nextLong()).toString());
+      PlaceholderTag t =
+          new PlaceholderTag(
+              dnsName(r), dnsName(r), new UUID(r.nextLong(), r.nextLong()).toString());
       assertThat(PlaceholderTag.fromComment(t.toComment())).contains(t);
     }
   }

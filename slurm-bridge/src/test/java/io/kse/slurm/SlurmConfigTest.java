@@ -38,7 +38,8 @@ class SlurmConfigTest {
                         "KSE_SLURM_TIMEOUTMS", "1")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("KSE_SLURM_URL='ftp://x': expected an http:// or https:// URL")
-        .hasMessageContaining("KSE_SLURM_TIMEOUT_MS='abc': expected a positive whole number of milliseconds")
+        .hasMessageContaining(
+            "KSE_SLURM_TIMEOUT_MS='abc': expected a positive whole number of milliseconds")
         .hasMessageContaining("KSE_SLURM_API_VERSION='v0.0.39': unknown slurmrestd API version")
         .hasMessageContaining("KSE_SLURM_TIMEOUTMS: unknown variable")
         .hasMessageContaining("KSE_SLURM_JWT_FILE or KSE_SLURM_JWT: one is required");
@@ -46,7 +47,8 @@ class SlurmConfigTest {
 
   @Test
   void neverPrintsTheToken() {
-    SlurmConfig c = SlurmConfig.fromEnv(Map.of("KSE_SLURM_URL", "http://h:1", "KSE_SLURM_JWT", "secret-token"));
+    SlurmConfig c =
+        SlurmConfig.fromEnv(Map.of("KSE_SLURM_URL", "http://h:1", "KSE_SLURM_JWT", "secret-token"));
     assertThat(c.toString()).doesNotContain("secret-token").contains("(inline, hidden)");
   }
 }

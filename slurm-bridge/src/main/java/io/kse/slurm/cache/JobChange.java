@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A job as the cache saw it change between two polls. {@code before} is empty for a new job;
- * {@code after} is empty for a job gone from Slurm (confirmed by two full listings in a row).
+ * A job as the cache saw it change between two polls. {@code before} is empty for a new job; {@code
+ * after} is empty for a job gone from Slurm (confirmed by two full listings in a row).
  */
 public record JobChange(Optional<SlurmJob> before, Optional<SlurmJob> after, Instant observedAt) {
 

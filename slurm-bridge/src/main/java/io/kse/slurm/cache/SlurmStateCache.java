@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * every round, and a full job listing every resync interval. Readers see an immutable snapshot
  * swapped in atomically, with O(1) lookups by job id, by pod UID and by node name.
  *
- * <p>A job missing from one listing is not reported gone: slurmctld restarting, or a listing
- * racing a purge, must not look like "the job ended". Only a second full listing without it
- * confirms removal.
+ * <p>A job missing from one listing is not reported gone: slurmctld restarting, or a listing racing
+ * a purge, must not look like "the job ended". Only a second full listing without it confirms
+ * removal.
  */
 public final class SlurmStateCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SlurmStateCache.class);
@@ -96,8 +96,12 @@ public final class SlurmStateCache implements AutoCloseable {
         Timer.builder("kse.slurm.cache.poll.duration")
             .description("One poll of Slurm's jobs and nodes")
             .serviceLevelObjectives(
-                Duration.ofMillis(5), Duration.ofMillis(20), Duration.ofMillis(50),
-                Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofSeconds(1))
+                Duration.ofMillis(5),
+                Duration.ofMillis(20),
+                Duration.ofMillis(50),
+                Duration.ofMillis(100),
+                Duration.ofMillis(250),
+                Duration.ofSeconds(1))
             .register(registry);
     this.lagTimer =
         Timer.builder("kse.slurm.cache.visible.lag")
@@ -105,8 +109,12 @@ public final class SlurmStateCache implements AutoCloseable {
                 "Slurm event time (start/end/submit, whole seconds) to the cache seeing it; an upper"
                     + " bound, since Slurm truncates its times to the second")
             .serviceLevelObjectives(
-                Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
-                Duration.ofMillis(1500), Duration.ofSeconds(2), Duration.ofSeconds(5))
+                Duration.ofMillis(250),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(1500),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(5))
             .register(registry);
     Gauge.builder("kse.slurm.cache.age", this, c -> c.age().toMillis() / 1000.0)
         .description("Seconds since the last successful poll of Slurm")
@@ -134,7 +142,8 @@ public final class SlurmStateCache implements AutoCloseable {
 
   /** Starts polling in the background; the first poll runs at once. */
   public void start() {
-    poller.scheduleWithFixedDelay(this::pollQuietly, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+    poller.scheduleWithFixedDelay(
+        this::pollQuietly, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** True once jobs and nodes were each read successfully at least once. */
@@ -176,8 +185,8 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /**
-   * Polls once, synchronously (the background thread calls this too). Public so tests and
-   * callers who just changed Slurm can refresh without waiting.
+   * Polls once, synchronously (the background thread calls this too). Public so tests and callers
+   * who just changed Slurm can refresh without waiting.
    */
   public synchronized void pollOnce() {
     long start = System.nanoTime();
@@ -257,8 +266,7 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   private void recordLag(SlurmJob j, Instant observed) {
-    Instant event =
-        j.endTime().or(j::startTime).orElse(j.submitTime());
+    Instant event = j.endTime().or(j::startTime).orElse(j.submitTime());
     if (event.isAfter(Instant.EPOCH) && !event.isAfter(observed)) {
       Duration lag = Duration.between(event, observed);
       if (lag.compareTo(Duration.ofMinutes(1)) < 0) { // skip jobs first seen long after the fact

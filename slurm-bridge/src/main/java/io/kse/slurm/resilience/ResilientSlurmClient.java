@@ -32,16 +32,18 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Wraps a {@link SlurmClient} with the protections every caller needs: a bounded number of calls
- * in flight, a circuit breaker that opens when Slurm is unavailable (only unavailability counts:
- * a rejected request says nothing about Slurm's health), retries with exponential backoff for
+ * Wraps a {@link SlurmClient} with the protections every caller needs: a bounded number of calls in
+ * flight, a circuit breaker that opens when Slurm is unavailable (only unavailability counts: a
+ * rejected request says nothing about Slurm's health), retries with exponential backoff for
  * idempotent calls only, and a latency timer per operation and outcome.
  */
 public final class ResilientSlurmClient implements SlurmClient {
   /** Micrometer name; Prometheus: {@code kse_slurm_request_duration_seconds}. */
   public static final String REQUEST_TIMER = "kse.slurm.request.duration";
 
-  /** Micrometer name; Prometheus: {@code kse_slurm_circuit_state} (0 closed, 1 open, 2 half-open). */
+  /**
+   * Micrometer name; Prometheus: {@code kse_slurm_circuit_state} (0 closed, 1 open, 2 half-open).
+   */
   public static final String CIRCUIT_GAUGE = "kse.slurm.circuit.state";
 
   private final SlurmClient delegate;
@@ -78,8 +80,7 @@ public final class ResilientSlurmClient implements SlurmClient {
             "slurm",
             RetryConfig.custom()
                 .maxAttempts(config.retryAttempts())
-                .intervalFunction(
-                    IntervalFunction.ofExponentialBackoff(config.retryBackoff(), 2.0))
+                .intervalFunction(IntervalFunction.ofExponentialBackoff(config.retryBackoff(), 2.0))
                 // an open circuit or a full bulkhead will not heal in milliseconds
                 .retryOnException(
                     e ->
@@ -175,11 +176,13 @@ public final class ResilientSlurmClient implements SlurmClient {
     Supplier<T> guarded =
         () -> {
           try {
-            return CircuitBreaker.decorateSupplier(circuit, Bulkhead.decorateSupplier(bulkhead, action))
+            return CircuitBreaker.decorateSupplier(
+                    circuit, Bulkhead.decorateSupplier(bulkhead, action))
                 .get();
           } catch (CallNotPermittedException e) {
             throw new SlurmUnavailableException(
-                operation + " not sent: the Slurm circuit breaker is open after repeated"
+                operation
+                    + " not sent: the Slurm circuit breaker is open after repeated"
                     + " unavailability; calls fail fast until it half-opens",
                 e);
           } catch (BulkheadFullException e) {
@@ -218,10 +221,17 @@ public final class ResilientSlurmClient implements SlurmClient {
         .tag("api_version", delegate.apiVersion().id())
         .tag("outcome", outcome)
         .serviceLevelObjectives(
-            Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
-            Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
-            Duration.ofSeconds(5), Duration.ofSeconds(10))
+            Duration.ofMillis(5),
+            Duration.ofMillis(10),
+            Duration.ofMillis(25),
+            Duration.ofMillis(50),
+            Duration.ofMillis(100),
+            Duration.ofMillis(250),
+            Duration.ofMillis(500),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(10))
         .register(registry);
   }
 }

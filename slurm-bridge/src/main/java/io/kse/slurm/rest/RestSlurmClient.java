@@ -23,6 +23,7 @@ public final class RestSlurmClient implements SlurmClient {
   private final SlurmHttp http;
   private final ApiVersion version;
   private final RequestBodies bodies;
+
   /** v0.0.41+ end collection paths with a slash, as their OpenAPI documents do. */
   private final String slash;
 
@@ -97,7 +98,8 @@ public final class RestSlurmClient implements SlurmClient {
 
   @Override
   public void update(long jobId, JobUpdate update) {
-    JsonNode resp = http.post("update job " + jobId, path("job/" + jobId), bodies.update(update)).body();
+    JsonNode resp =
+        http.post("update job " + jobId, path("job/" + jobId), bodies.update(update)).body();
     if (!SlurmErrors.errors(resp).isEmpty()) {
       // 22.05 answers some invalid updates with HTTP 200 and the reason in errors[]
       throw new SlurmRejectedException(
@@ -108,7 +110,9 @@ public final class RestSlurmClient implements SlurmClient {
   @Override
   public List<SlurmNode> nodes() {
     List<SlurmNode> nodes = new ArrayList<>();
-    http.get("list nodes", path("nodes" + slash)).body().path("nodes")
+    http.get("list nodes", path("nodes" + slash))
+        .body()
+        .path("nodes")
         .forEach(n -> nodes.add(SlurmJson.node(n)));
     return nodes;
   }
@@ -116,7 +120,8 @@ public final class RestSlurmClient implements SlurmClient {
   @Override
   public void drain(String node, String reason) {
     if (reason == null || reason.isBlank()) {
-      throw new SlurmRejectedException("drain " + node + ": Slurm requires a reason to drain a node");
+      throw new SlurmRejectedException(
+          "drain " + node + ": Slurm requires a reason to drain a node");
     }
     setNodeState(node, "DRAIN", reason);
   }

@@ -79,14 +79,17 @@ final class SlurmErrors {
       return new SlurmUnauthorizedException(
           prefix + "; slurmrestd refused the credentials" + tokenHint(token));
     }
-    if (errors.stream().anyMatch(e -> e.code() == INVALID_JOB_ID || e.code() == INVALID_NODE_NAME)) {
+    if (errors.stream()
+        .anyMatch(e -> e.code() == INVALID_JOB_ID || e.code() == INVALID_NODE_NAME)) {
       return new SlurmNotFoundException(prefix);
     }
     if (!errors.isEmpty() && errors.stream().allMatch(e -> e.code() == -1)) {
       if (elapsed.compareTo(FAST_REFUSAL) < 0) {
         return new SlurmUnauthorizedException(
-            prefix + "; slurmctld refused the request at once, which is what it does with a JWT"
-                + " it cannot verify" + tokenHint(token));
+            prefix
+                + "; slurmctld refused the request at once, which is what it does with a JWT"
+                + " it cannot verify"
+                + tokenHint(token));
       }
       return new SlurmUnavailableException(
           prefix + "; slurmctld did not answer slurmrestd within " + elapsed.toMillis() + " ms");

@@ -24,8 +24,12 @@ final class SlurmJson {
 
   static SlurmJob job(JsonNode j) {
     List<String> states = strings(j.path("job_state"));
-    JobState state = states.stream().map(JobState::parse).filter(s -> s != JobState.UNKNOWN)
-        .findFirst().orElse(JobState.UNKNOWN);
+    JobState state =
+        states.stream()
+            .map(JobState::parse)
+            .filter(s -> s != JobState.UNKNOWN)
+            .findFirst()
+            .orElse(JobState.UNKNOWN);
     Instant submit = time(j.path("submit_time")).orElse(Instant.EPOCH);
     Optional<Instant> start = time(j.path("start_time"));
     Optional<Instant> end = time(j.path("end_time"));
@@ -65,7 +69,9 @@ final class SlurmJson {
     String base = states.isEmpty() ? "unknown" : states.get(0).toLowerCase(Locale.ROOT);
     Set<String> flags = new LinkedHashSet<>();
     states.stream().skip(1).map(s -> s.toUpperCase(Locale.ROOT)).forEach(flags::add);
-    strings(n.path("state_flags")).stream().map(s -> s.toUpperCase(Locale.ROOT)).forEach(flags::add);
+    strings(n.path("state_flags")).stream()
+        .map(s -> s.toUpperCase(Locale.ROOT))
+        .forEach(flags::add);
     JsonNode features = n.has("active_features") ? n.get("active_features") : n.path("features");
     return new SlurmNode(
         n.path("name").asText(),

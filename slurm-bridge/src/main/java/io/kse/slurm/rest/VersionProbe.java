@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Finds the newest API version slurmrestd serves by pinging each, newest first. An unserved
- * version answers 404 without Slurm errors; a refused token or an unreachable server stops the
- * search at once, since no other version would fare better.
+ * Finds the newest API version slurmrestd serves by pinging each, newest first. An unserved version
+ * answers 404 without Slurm errors; a refused token or an unreachable server stops the search at
+ * once, since no other version would fare better.
  */
 public final class VersionProbe {
   private VersionProbe() {}

@@ -22,7 +22,8 @@ class SlurmStateCacheTest {
   private final MutableClock clock = new MutableClock();
   private final FakeSlurmClient slurm = new FakeSlurmClient(clock, "gpu-node-0", "gpu-node-1");
   private final SlurmStateCache cache =
-      new SlurmStateCache(slurm, Duration.ofMillis(500), Duration.ofSeconds(30), clock, new SimpleMeterRegistry());
+      new SlurmStateCache(
+          slurm, Duration.ofMillis(500), Duration.ofSeconds(30), clock, new SimpleMeterRegistry());
   private final List<JobChange> changes = new ArrayList<>();
 
   {
@@ -73,7 +74,11 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(cache.job(id)).isEmpty();
     assertThat(cache.jobForPod("u1")).isEmpty();
-    assertThat(changes).filteredOn(JobChange::isRemoved).singleElement().extracting(JobChange::jobId).isEqualTo(id);
+    assertThat(changes)
+        .filteredOn(JobChange::isRemoved)
+        .singleElement()
+        .extracting(JobChange::jobId)
+        .isEqualTo(id);
   }
 
   @Test
@@ -102,7 +107,9 @@ class SlurmStateCacheTest {
   @Test
   void notifiesNodeChanges() {
     List<String> seen = new ArrayList<>();
-    cache.addNodeListener((before, after) -> seen.add(after.map(n -> n.name() + ":" + n.isDraining()).orElse("gone")));
+    cache.addNodeListener(
+        (before, after) ->
+            seen.add(after.map(n -> n.name() + ":" + n.isDraining()).orElse("gone")));
     cache.pollOnce();
     slurm.drain("gpu-node-0", "test");
     cache.pollOnce();

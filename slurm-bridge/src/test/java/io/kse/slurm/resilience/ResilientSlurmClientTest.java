@@ -50,7 +50,13 @@ class ResilientSlurmClientTest {
     Flaky flaky = new Flaky(2, new SlurmUnavailableException("blip"));
     new ResilientSlurmClient(flaky, config, registry).ping();
     assertThat(flaky.calls).hasValue(3);
-    assertThat(registry.get(ResilientSlurmClient.REQUEST_TIMER).tag("operation", "ping").tag("outcome", "ok").timer().count())
+    assertThat(
+            registry
+                .get(ResilientSlurmClient.REQUEST_TIMER)
+                .tag("operation", "ping")
+                .tag("outcome", "ok")
+                .timer()
+                .count())
         .isEqualTo(1);
   }
 
@@ -58,10 +64,17 @@ class ResilientSlurmClientTest {
   void neverRetriesASubmit() {
     Flaky flaky = new Flaky(1, new SlurmUnavailableException("blip"));
     ResilientSlurmClient c = new ResilientSlurmClient(flaky, config, registry);
-    assertThatThrownBy(() -> c.submit(JobSubmission.builder(new PlaceholderTag("a", "b", "c")).build()))
+    assertThatThrownBy(
+            () -> c.submit(JobSubmission.builder(new PlaceholderTag("a", "b", "c")).build()))
         .isInstanceOf(SlurmUnavailableException.class);
     assertThat(flaky.calls).hasValue(1);
-    assertThat(registry.get(ResilientSlurmClient.REQUEST_TIMER).tag("operation", "submit").tag("outcome", "unavailable").timer().count())
+    assertThat(
+            registry
+                .get(ResilientSlurmClient.REQUEST_TIMER)
+                .tag("operation", "submit")
+                .tag("outcome", "unavailable")
+                .timer()
+                .count())
         .isEqualTo(1);
   }
 

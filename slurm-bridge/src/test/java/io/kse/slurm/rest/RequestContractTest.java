@@ -93,7 +93,8 @@ class RequestContractTest {
             java.util.Optional.of("inference"),
             java.util.Optional.of("inference"));
     JsonNode body = new RequestBodies(v).update(u);
-    List<String> problems = schema(v).validateRequest("POST", v.slurmPath() + "/job/{job_id}", body);
+    List<String> problems =
+        schema(v).validateRequest("POST", v.slurmPath() + "/job/{job_id}", body);
     if (v == ApiVersion.V0038) {
       // 22.05 reuses the submission schema, which requires "environment"; the live server
       // accepts updates without it (recorded in update-ok.json, exercised by SlurmBridgeIT).
@@ -108,13 +109,15 @@ class RequestContractTest {
   void nodeDrainAndResumeBodiesMatchTheSchema(ApiVersion v) {
     RequestBodies b = new RequestBodies(v);
     String path = v.slurmPath() + "/node/{node_name}";
-    assertThat(schema(v).validateRequest("POST", path, b.nodeState("n", "DRAIN", "kse: cordoned"))).isEmpty();
+    assertThat(schema(v).validateRequest("POST", path, b.nodeState("n", "DRAIN", "kse: cordoned")))
+        .isEmpty();
     assertThat(schema(v).validateRequest("POST", path, b.nodeState("n", "RESUME", null))).isEmpty();
   }
 
   @Test
   void v0038CannotUpdateNodesAndSaysSo() {
-    assertThatThrownBy(() -> new RequestBodies(ApiVersion.V0038).nodeState("gpu-node-1", "DRAIN", "x"))
+    assertThatThrownBy(
+            () -> new RequestBodies(ApiVersion.V0038).nodeState("gpu-node-1", "DRAIN", "x"))
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("gpu-node-1")
         .hasMessageContaining("no node update endpoint");

@@ -67,12 +67,22 @@ class ResponseParsingTest {
   void fixturesConformToTheSchema(ApiVersion v) {
     OpenApiSchema s = OpenApiSchema.forVersion(v.id());
     String p = v.slurmPath();
-    assertThat(s.validateResponse("GET", p + "/jobs/", Fixtures.json(v.id(), "jobs.json"))).isEmpty();
-    assertThat(s.validateResponse("GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-running.json"))).isEmpty();
-    assertThat(s.validateResponse("GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-missing.json"))).isEmpty();
-    assertThat(s.validateResponse("GET", p + "/nodes/", Fixtures.json(v.id(), "nodes.json"))).isEmpty();
-    assertThat(s.validateResponse("POST", p + "/job/submit", Fixtures.json(v.id(), "submit.json"))).isEmpty();
-    assertThat(s.validateResponse("GET", p + "/ping/", Fixtures.json(v.id(), "ping.json"))).isEmpty();
+    assertThat(s.validateResponse("GET", p + "/jobs/", Fixtures.json(v.id(), "jobs.json")))
+        .isEmpty();
+    assertThat(
+            s.validateResponse(
+                "GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-running.json")))
+        .isEmpty();
+    assertThat(
+            s.validateResponse(
+                "GET", p + "/job/{job_id}", Fixtures.json(v.id(), "job-missing.json")))
+        .isEmpty();
+    assertThat(s.validateResponse("GET", p + "/nodes/", Fixtures.json(v.id(), "nodes.json")))
+        .isEmpty();
+    assertThat(s.validateResponse("POST", p + "/job/submit", Fixtures.json(v.id(), "submit.json")))
+        .isEmpty();
+    assertThat(s.validateResponse("GET", p + "/ping/", Fixtures.json(v.id(), "ping.json")))
+        .isEmpty();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -114,9 +124,18 @@ class ResponseParsingTest {
     assertThat(SlurmJson.number(m.valueToTree(5))).hasValue(5);
     assertThat(SlurmJson.number(m.valueToTree("42"))).hasValue(42);
     assertThat(SlurmJson.number(m.nullNode())).isEmpty();
-    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", true, "infinite", false, "number", 9)))).hasValue(9);
-    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", false, "infinite", false, "number", 9)))).isEmpty();
-    assertThat(SlurmJson.number(m.valueToTree(java.util.Map.of("set", true, "infinite", true, "number", 0)))).isEmpty();
+    assertThat(
+            SlurmJson.number(
+                m.valueToTree(java.util.Map.of("set", true, "infinite", false, "number", 9))))
+        .hasValue(9);
+    assertThat(
+            SlurmJson.number(
+                m.valueToTree(java.util.Map.of("set", false, "infinite", false, "number", 9))))
+        .isEmpty();
+    assertThat(
+            SlurmJson.number(
+                m.valueToTree(java.util.Map.of("set", true, "infinite", true, "number", 0))))
+        .isEmpty();
     assertThat(SlurmJson.time(m.valueToTree(0))).isEqualTo(Optional.empty());
   }
 

@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kse.slurm.ApiVersion;
 import io.kse.slurm.JobListing;
+import io.kse.slurm.JobSubmission;
 import io.kse.slurm.JobUpdate;
 import io.kse.slurm.PlaceholderTag;
-import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmNotFoundException;
 import io.kse.slurm.SlurmRejectedException;
 import io.kse.slurm.SlurmUnavailableException;
@@ -29,7 +29,13 @@ class RestSlurmClientTest {
 
   private RestSlurmClient client(ApiVersion v, Duration timeout) {
     SlurmHttp http =
-        new SlurmHttp(restd.url(), Optional.empty(), TokenSource.of(TOKEN), Duration.ofSeconds(1), timeout, Optional.empty());
+        new SlurmHttp(
+            restd.url(),
+            Optional.empty(),
+            TokenSource.of(TOKEN),
+            Duration.ofSeconds(1),
+            timeout,
+            Optional.empty());
     return new RestSlurmClient(http, v);
   }
 
@@ -44,9 +50,15 @@ class RestSlurmClientTest {
 
   @Test
   void submitsWithTheTokenHeadersAndReturnsTheJobId() throws Exception {
-    restd.on("POST /slurm/v0.0.38/job/submit", Answer.ok(Fixtures.text("v0.0.38", "submit-held.json")));
-    long id = client(ApiVersion.V0038).submit(
-        JobSubmission.builder(new PlaceholderTag("ns", "p", "u-1")).gresPerNode("gpu:h100:1").hold(true).build());
+    restd.on(
+        "POST /slurm/v0.0.38/job/submit", Answer.ok(Fixtures.text("v0.0.38", "submit-held.json")));
+    long id =
+        client(ApiVersion.V0038)
+            .submit(
+                JobSubmission.builder(new PlaceholderTag("ns", "p", "u-1"))
+                    .gresPerNode("gpu:h100:1")
+                    .hold(true)
+                    .build());
     assertThat(id).isEqualTo(3);
     FakeSlurmRestd.Request r = restd.requests().get(0);
     assertThat(r.header("X-SLURM-USER-TOKEN")).isEqualTo(TOKEN);
@@ -58,9 +70,14 @@ class RestSlurmClientTest {
 
   @Test
   void aSubmitAnswerWithoutJobIdIsARejectionWithSlurmsReason() {
-    restd.on("POST /slurm/v0.0.44/job/submit",
-        Answer.ok("{\"errors\":[{\"error_number\":2014,\"error\":\"Requested node configuration is not available\"}]}"));
-    assertThatThrownBy(() -> client(ApiVersion.V0044).submit(JobSubmission.builder(new PlaceholderTag("a", "b", "c")).build()))
+    restd.on(
+        "POST /slurm/v0.0.44/job/submit",
+        Answer.ok(
+            "{\"errors\":[{\"error_number\":2014,\"error\":\"Requested node configuration is not available\"}]}"));
+    assertThatThrownBy(
+            () ->
+                client(ApiVersion.V0044)
+                    .submit(JobSubmission.builder(new PlaceholderTag("a", "b", "c")).build()))
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("Requested node configuration is not available");
   }
@@ -73,7 +90,8 @@ class RestSlurmClientTest {
     JobListing first = c.jobsChangedSince(Instant.EPOCH);
     assertThat(first.changed()).isTrue();
     assertThat(first.jobs()).hasSize(2);
-    assertThat(first.asOf()).as("one second before Slurm's own last_update")
+    assertThat(first.asOf())
+        .as("one second before Slurm's own last_update")
         .isEqualTo(Instant.ofEpochSecond(1795326582));
     JobListing second = c.jobsChangedSince(first.asOf());
     assertThat(second.changed()).isFalse();
@@ -82,18 +100,25 @@ class RestSlurmClientTest {
 
   @Test
   void aMissingJobIsEmptyAndCancellingItIsNotAnError() {
-    restd.on("GET /slurm/v0.0.38/job/999", new Answer(500, Fixtures.text("v0.0.38", "job-missing.json"), 0));
-    restd.on("DELETE /slurm/v0.0.38/job/999", new Answer(500, Fixtures.text("v0.0.38", "job-missing.json"), 0));
+    restd.on(
+        "GET /slurm/v0.0.38/job/999",
+        new Answer(500, Fixtures.text("v0.0.38", "job-missing.json"), 0));
+    restd.on(
+        "DELETE /slurm/v0.0.38/job/999",
+        new Answer(500, Fixtures.text("v0.0.38", "job-missing.json"), 0));
     RestSlurmClient c = client(ApiVersion.V0038);
     assertThat(c.job(999)).isEmpty();
     c.cancel(999);
-    assertThat(restd.requests()).extracting(FakeSlurmRestd.Request::method).containsExactly("GET", "DELETE");
+    assertThat(restd.requests())
+        .extracting(FakeSlurmRestd.Request::method)
+        .containsExactly("GET", "DELETE");
   }
 
   @Test
   void anUpdateAnsweredWith200AndErrorsIsARejection() {
     // what 22.05 answers to {"priority":"INFINITE"}
-    restd.on("POST /slurm/v0.0.38/job/5",
+    restd.on(
+        "POST /slurm/v0.0.38/job/5",
         Answer.ok("{\"errors\":[{\"error_number\":9001,\"error\":\"Failure during parsing\"}]}"));
     assertThatThrownBy(() -> client(ApiVersion.V0038).update(5, JobUpdate.nice(3)))
         .isInstanceOf(SlurmRejectedException.class)
@@ -110,14 +135,18 @@ class RestSlurmClientTest {
 
   @Test
   void anUnknownNodeIsNotFound() {
-    restd.on("POST /slurm/v0.0.44/node/nope",
-        new Answer(500, "{\"errors\":[{\"errno\":2018,\"error\":\"Invalid node name specified\"}]}", 0));
-    assertThatThrownBy(() -> client(ApiVersion.V0044).resume("nope")).isInstanceOf(SlurmNotFoundException.class);
+    restd.on(
+        "POST /slurm/v0.0.44/node/nope",
+        new Answer(
+            500, "{\"errors\":[{\"errno\":2018,\"error\":\"Invalid node name specified\"}]}", 0));
+    assertThatThrownBy(() -> client(ApiVersion.V0044).resume("nope"))
+        .isInstanceOf(SlurmNotFoundException.class);
   }
 
   @Test
   void aSlowServerTimesOutAsUnavailable() {
-    restd.on("GET /slurm/v0.0.38/ping", new Answer(200, Fixtures.text("v0.0.38", "ping.json"), 1500));
+    restd.on(
+        "GET /slurm/v0.0.38/ping", new Answer(200, Fixtures.text("v0.0.38", "ping.json"), 1500));
     assertThatThrownBy(() -> client(ApiVersion.V0038, Duration.ofMillis(200)).ping())
         .isInstanceOf(SlurmUnavailableException.class)
         .hasMessageContaining("within 200 ms");
@@ -135,17 +164,34 @@ class RestSlurmClientTest {
   void discoversTheNewestServedVersion() {
     restd.on("GET /slurm/v0.0.41/ping/", Answer.ok(Fixtures.text("v0.0.41", "ping.json")));
     restd.on("GET /slurm/v0.0.38/ping", Answer.ok(Fixtures.text("v0.0.38", "ping.json")));
-    SlurmHttp http = new SlurmHttp(restd.url(), Optional.of("kse"), TokenSource.of(TOKEN),
-        Duration.ofSeconds(1), Duration.ofSeconds(1), Optional.empty());
+    SlurmHttp http =
+        new SlurmHttp(
+            restd.url(),
+            Optional.of("kse"),
+            TokenSource.of(TOKEN),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            Optional.empty());
     assertThat(VersionProbe.discover(http)).isEqualTo(ApiVersion.V0041);
-    assertThat(restd.requests()).extracting(FakeSlurmRestd.Request::path)
-        .containsExactly("/slurm/v0.0.44/ping/", "/slurm/v0.0.43/ping/", "/slurm/v0.0.42/ping/", "/slurm/v0.0.41/ping/");
+    assertThat(restd.requests())
+        .extracting(FakeSlurmRestd.Request::path)
+        .containsExactly(
+            "/slurm/v0.0.44/ping/",
+            "/slurm/v0.0.43/ping/",
+            "/slurm/v0.0.42/ping/",
+            "/slurm/v0.0.41/ping/");
   }
 
   @Test
   void discoveryFailsWithEveryVersionTriedWhenNoneIsServed() {
-    SlurmHttp http = new SlurmHttp(restd.url(), Optional.of("kse"), TokenSource.of(TOKEN),
-        Duration.ofSeconds(1), Duration.ofSeconds(1), Optional.empty());
+    SlurmHttp http =
+        new SlurmHttp(
+            restd.url(),
+            Optional.of("kse"),
+            TokenSource.of(TOKEN),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            Optional.empty());
     assertThatThrownBy(() -> VersionProbe.discover(http))
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("v0.0.44")

@@ -46,7 +46,8 @@ class SlurmErrorsTest {
   void anExpiredTokenIsNamedAsSuch() {
     String expired = jwt(1_000_000);
     SlurmException e =
-        SlurmErrors.classify("ping", 500, Fixtures.json("v0.0.38", "ping-bad-token.json"), "", FAST, expired);
+        SlurmErrors.classify(
+            "ping", 500, Fixtures.json("v0.0.38", "ping-bad-token.json"), "", FAST, expired);
     assertThat(e).isInstanceOf(SlurmUnauthorizedException.class).hasMessageContaining("expired at");
   }
 
@@ -54,12 +55,15 @@ class SlurmErrorsTest {
   void aSlowUnspecifiedErrorIsAnUnreachableController() {
     // recorded with slurmctld stopped: the same body as a bad token, but after slurmrestd's retries
     SlurmException e = classify(500, Fixtures.json("v0.0.38", "ping-bad-token.json"), SLOW);
-    assertThat(e).isInstanceOf(SlurmUnavailableException.class).hasMessageContaining("did not answer");
+    assertThat(e)
+        .isInstanceOf(SlurmUnavailableException.class)
+        .hasMessageContaining("did not answer");
   }
 
   @Test
   void http401IsUnauthorized() {
-    SlurmException e = SlurmErrors.classify("ping", 401, null, "Authentication failure", FAST, "garbage");
+    SlurmException e =
+        SlurmErrors.classify("ping", 401, null, "Authentication failure", FAST, "garbage");
     assertThat(e)
         .isInstanceOf(SlurmUnauthorizedException.class)
         .hasMessageContaining("Authentication failure")
@@ -76,9 +80,12 @@ class SlurmErrorsTest {
 
   @Test
   void serverErrorsWithoutSlurmErrorsAndOverloadAreUnavailable() {
-    assertThat(SlurmErrors.classify("x", 503, null, "busy", FAST, VALID)).isInstanceOf(SlurmUnavailableException.class);
-    assertThat(SlurmErrors.classify("x", 502, null, "", FAST, VALID)).isInstanceOf(SlurmUnavailableException.class);
-    assertThat(SlurmErrors.classify("x", 500, null, "<html>", FAST, VALID)).isInstanceOf(SlurmUnavailableException.class);
+    assertThat(SlurmErrors.classify("x", 503, null, "busy", FAST, VALID))
+        .isInstanceOf(SlurmUnavailableException.class);
+    assertThat(SlurmErrors.classify("x", 502, null, "", FAST, VALID))
+        .isInstanceOf(SlurmUnavailableException.class);
+    assertThat(SlurmErrors.classify("x", 500, null, "<html>", FAST, VALID))
+        .isInstanceOf(SlurmUnavailableException.class);
   }
 
   @Test
@@ -90,13 +97,18 @@ class SlurmErrorsTest {
 
   @Test
   void communicationErrorsFromSlurmctldAreUnavailable() {
-    JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper()
-        .createObjectNode()
-        .set("errors", new com.fasterxml.jackson.databind.ObjectMapper()
-            .createArrayNode()
-            .add(new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode()
-                .put("error_number", 1001)
-                .put("error", "Communication connection failure")));
+    JsonNode body =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .createObjectNode()
+            .set(
+                "errors",
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                    .createArrayNode()
+                    .add(
+                        new com.fasterxml.jackson.databind.ObjectMapper()
+                            .createObjectNode()
+                            .put("error_number", 1001)
+                            .put("error", "Communication connection failure")));
     assertThat(classify(500, body, FAST)).isInstanceOf(SlurmUnavailableException.class);
   }
 

@@ -40,6 +40,9 @@ class TokenSourceTest {
     assertThat(Jwt.user(t)).contains("kse");
     assertThat(Jwt.expiry(t)).contains(Instant.ofEpochSecond(2_000_000_000L));
     assertThat(Jwt.problem(t, Instant.ofEpochSecond(1))).isEmpty();
-    assertThat(Jwt.problem(t, Instant.ofEpochSecond(2_000_000_001L))).get().asString().contains("expired");
+    assertThat(Jwt.problem(t, Instant.ofEpochSecond(2_000_000_001L)))
+        .get()
+        .asString()
+        .contains("expired");
   }
 }

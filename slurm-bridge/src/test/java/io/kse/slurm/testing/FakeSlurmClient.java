@@ -44,7 +44,16 @@ public final class FakeSlurmClient implements SlurmClient {
 
   private static SlurmNode node(String name, String state, Set<String> flags, String reason) {
     return new SlurmNode(
-        name, state, flags, reason, Set.of(), "gpu:h100:8", "gpu:h100:0", 16, 0, 128000,
+        name,
+        state,
+        flags,
+        reason,
+        Set.of(),
+        "gpu:h100:8",
+        "gpu:h100:0",
+        16,
+        0,
+        128000,
         List.of("training", "inference"));
   }
 
@@ -79,10 +88,22 @@ public final class FakeSlurmClient implements SlurmClient {
     long id = nextId.getAndIncrement();
     put(
         new SlurmJob(
-            id, s.tag().jobName(), s.tag().toComment(), JobState.PENDING, "Priority",
-            s.partition().orElse("training"), s.qos().orElse(""), List.of(), s.nodes(),
-            clock.instant(), Optional.empty(), Optional.empty(), 0,
-            s.gresPerNode().map(g -> "gres:" + g).orElse(""), s.constraints().orElse(""), 1000,
+            id,
+            s.tag().jobName(),
+            s.tag().toComment(),
+            JobState.PENDING,
+            "Priority",
+            s.partition().orElse("training"),
+            s.qos().orElse(""),
+            List.of(),
+            s.nodes(),
+            clock.instant(),
+            Optional.empty(),
+            Optional.empty(),
+            0,
+            s.gresPerNode().map(g -> "gres:" + g).orElse(""),
+            s.constraints().orElse(""),
+            1000,
             clock.instant()));
     return id;
   }
@@ -92,9 +113,23 @@ public final class FakeSlurmClient implements SlurmClient {
     long id = nextId.getAndIncrement();
     put(
         new SlurmJob(
-            id, name, "", state, "None", "training", "", onNodes, onNodes.size(), clock.instant(),
+            id,
+            name,
+            "",
+            state,
+            "None",
+            "training",
+            "",
+            onNodes,
+            onNodes.size(),
+            clock.instant(),
             state == JobState.RUNNING ? Optional.of(clock.instant()) : Optional.empty(),
-            Optional.empty(), 0, "", "", 1, clock.instant()));
+            Optional.empty(),
+            0,
+            "",
+            "",
+            1,
+            clock.instant()));
     return id;
   }
 
@@ -125,10 +160,23 @@ public final class FakeSlurmClient implements SlurmClient {
   private SlurmJob withState(SlurmJob j, JobState s, String reason, List<String> on, int restarts) {
     Instant now = clock.instant();
     return new SlurmJob(
-        j.id(), j.name(), j.comment(), s, reason, j.partition(), j.qos(), on, j.nodeCount(),
-        j.submitTime(), s == JobState.RUNNING ? Optional.of(now) : j.startTime(),
-        s.isFinal() ? Optional.of(now) : Optional.empty(), restarts, j.tresPerNode(),
-        j.features(), j.priority(), now);
+        j.id(),
+        j.name(),
+        j.comment(),
+        s,
+        reason,
+        j.partition(),
+        j.qos(),
+        on,
+        j.nodeCount(),
+        j.submitTime(),
+        s == JobState.RUNNING ? Optional.of(now) : j.startTime(),
+        s.isFinal() ? Optional.of(now) : Optional.empty(),
+        restarts,
+        j.tresPerNode(),
+        j.features(),
+        j.priority(),
+        now);
   }
 
   private SlurmJob existing(long id) {
@@ -174,10 +222,29 @@ public final class FakeSlurmClient implements SlurmClient {
   public synchronized void update(long jobId, JobUpdate update) {
     check();
     SlurmJob j = existing(jobId);
-    update.comment().ifPresent(c -> put(new SlurmJob(j.id(), j.name(), c, j.state(),
-        j.stateReason(), j.partition(), j.qos(), j.nodes(), j.nodeCount(), j.submitTime(),
-        j.startTime(), j.endTime(), j.restartCount(), j.tresPerNode(), j.features(),
-        j.priority(), clock.instant())));
+    update
+        .comment()
+        .ifPresent(
+            c ->
+                put(
+                    new SlurmJob(
+                        j.id(),
+                        j.name(),
+                        c,
+                        j.state(),
+                        j.stateReason(),
+                        j.partition(),
+                        j.qos(),
+                        j.nodes(),
+                        j.nodeCount(),
+                        j.submitTime(),
+                        j.startTime(),
+                        j.endTime(),
+                        j.restartCount(),
+                        j.tresPerNode(),
+                        j.features(),
+                        j.priority(),
+                        clock.instant())));
   }
 
   @Override

@@ -25,7 +25,8 @@ public final class FakeSlurmRestd implements AutoCloseable {
   }
 
   /** A request as received. */
-  public record Request(String method, String path, Map<String, List<String>> headers, String body) {
+  public record Request(
+      String method, String path, Map<String, List<String>> headers, String body) {
     public String header(String name) {
       return headers.entrySet().stream()
           .filter(e -> e.getKey().equalsIgnoreCase(name))
@@ -65,10 +66,14 @@ public final class FakeSlurmRestd implements AutoCloseable {
   }
 
   private void handle(HttpExchange ex) throws IOException {
-    String path = ex.getRequestURI().getRawPath()
-        + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery());
+    String path =
+        ex.getRequestURI().getRawPath()
+            + (ex.getRequestURI().getRawQuery() == null
+                ? ""
+                : "?" + ex.getRequestURI().getRawQuery());
     String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-    requests.add(new Request(ex.getRequestMethod(), path, Map.copyOf(ex.getRequestHeaders()), body));
+    requests.add(
+        new Request(ex.getRequestMethod(), path, Map.copyOf(ex.getRequestHeaders()), body));
     Answer a = answers.getOrDefault(ex.getRequestMethod() + " " + path, new Answer(404, "", 0));
     try {
       Thread.sleep(a.delayMillis());

@@ -53,11 +53,20 @@ public final class LocalSlurmCluster {
   }
 
   private static LocalSlurmCluster start(Mode mode) {
-    boolean wasRunning = Files.exists(Path.of(mode.dir, "env"));
-    List<String> cmd = new java.util.ArrayList<>(List.of(
-        script().toString(), "start", "--dir", mode.dir, "--nodes", "8",
-        "--base-port", Integer.toString(mode.basePort), "--rest-port",
-        Integer.toString(mode.restPort)));
+    boolean wasRunning = isRunning(mode);
+    List<String> cmd =
+        new java.util.ArrayList<>(
+            List.of(
+                script().toString(),
+                "start",
+                "--dir",
+                mode.dir,
+                "--nodes",
+                "8",
+                "--base-port",
+                Integer.toString(mode.basePort),
+                "--rest-port",
+                Integer.toString(mode.restPort)));
     if (mode == Mode.ACCOUNTING) {
       cmd.add("--accounting");
     }
@@ -67,6 +76,22 @@ public final class LocalSlurmCluster {
       Runtime.getRuntime().addShutdownHook(new Thread(c::stop, "kse-slurm-stop-" + mode));
     }
     return c;
+  }
+
+  private static boolean isRunning(Mode mode) {
+    try {
+      Process p =
+          new ProcessBuilder(script().toString(), "status", "--dir", mode.dir)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** {@code testing/slurm/slurm-cluster}, found from the module's or the repo's directory. */
@@ -79,7 +104,8 @@ public final class LocalSlurmCluster {
       }
       dir = dir.getParent();
     }
-    throw new IllegalStateException("testing/slurm/slurm-cluster not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "testing/slurm/slurm-cluster not found above " + Path.of("").toAbsolutePath());
   }
 
   public String env(String key) {
@@ -98,9 +124,17 @@ public final class LocalSlurmCluster {
     return Path.of(env("KSE_LAB_JOB_DIR"));
   }
 
+  /** A placeholder submission for this cluster (its job directory), for a made-up pod. */
+  public io.kse.slurm.JobSubmission.Builder placeholder(String podName) {
+    return io.kse.slurm.JobSubmission.builder(
+            new io.kse.slurm.PlaceholderTag("it", podName, java.util.UUID.randomUUID().toString()))
+        .workingDirectory(jobDir().toString());
+  }
+
   /** A bridge config using the unprivileged token user. */
   public SlurmConfig config() {
-    return SlurmConfig.of(restUrl(), Optional.of(env("KSE_LAB_JWT_USER")), Path.of(env("KSE_LAB_JWT_FILE")));
+    return SlurmConfig.of(
+        restUrl(), Optional.of(env("KSE_LAB_JWT_USER")), Path.of(env("KSE_LAB_JWT_FILE")));
   }
 
   /** A bridge config with the root (operator) token: may set job priorities. */
@@ -119,8 +153,15 @@ public final class LocalSlurmCluster {
   }
 
   public void startRest() {
-    run(List.of(script().toString(), "rest-start", "--dir", mode.dir, "--rest-port",
-        Integer.toString(mode.restPort)), Duration.ofSeconds(30));
+    run(
+        List.of(
+            script().toString(),
+            "rest-start",
+            "--dir",
+            mode.dir,
+            "--rest-port",
+            Integer.toString(mode.restPort)),
+        Duration.ofSeconds(30));
   }
 
   /** Cancels every job, so tests start from an idle cluster. */
@@ -158,11 +199,11 @@ public final class LocalSlurmCluster {
       // never a JWT in a Slurm CLI's environment: the CLI would authenticate with it
       pb.environment().remove("SLURM_JWT");
       pb.environment().putAll(extraEnv);
-      Process p = pb
-          .redirectErrorStream(false)
-          .redirectError(log.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-          .start();
+      Process p =
+          pb.redirectErrorStream(false)
+              .redirectError(log.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly();

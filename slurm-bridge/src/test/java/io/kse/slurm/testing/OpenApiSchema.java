@@ -31,7 +31,9 @@ public final class OpenApiSchema {
           files
               .filter(p -> p.getFileName().toString().startsWith("openapi-" + versionId + "-"))
               .findFirst()
-              .orElseThrow(() -> new IllegalStateException("no OpenAPI file for " + versionId + " in " + dir));
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException("no OpenAPI file for " + versionId + " in " + dir));
       return new OpenApiSchema(JSON.readTree(file.toFile()));
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -55,7 +57,8 @@ public final class OpenApiSchema {
   /** Problems of {@code body} as the JSON request body of {@code method path}. */
   public List<String> validateRequest(String method, String path, JsonNode body) {
     JsonNode op = operation(method, path);
-    JsonNode schema = op.path("requestBody").path("content").path("application/json").path("schema");
+    JsonNode schema =
+        op.path("requestBody").path("content").path("application/json").path("schema");
     if (schema.isMissingNode()) {
       return List.of(method + " " + path + " declares no JSON request body");
     }
@@ -67,7 +70,8 @@ public final class OpenApiSchema {
   /** Problems of {@code body} as the 200 response of {@code method path}. */
   public List<String> validateResponse(String method, String path, JsonNode body) {
     JsonNode op = operation(method, path);
-    JsonNode schema = op.path("responses").path("200").path("content").path("application/json").path("schema");
+    JsonNode schema =
+        op.path("responses").path("200").path("content").path("application/json").path("schema");
     List<String> problems = new ArrayList<>();
     check(schema, body, "$", problems);
     return problems;

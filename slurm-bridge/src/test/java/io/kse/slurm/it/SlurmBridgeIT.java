@@ -1,0 +1,205 @@
+package io.kse.slurm.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.kse.slurm.ApiVersion;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.JobUpdate;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmConfig;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
+import io.kse.slurm.SlurmRejectedException;
+import io.kse.slurm.SlurmUnauthorizedException;
+import io.kse.slurm.SlurmUnavailableException;
+import io.kse.slurm.testing.LocalSlurmCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The bridge against the real local Slurm 22.05 (partition-priority preemption mode). */
+class SlurmBridgeIT {
+  static LocalSlurmCluster cluster;
+  static SlurmClient slurm;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
+    slurm = SlurmClients.connect(cluster.config(), new SimpleMeterRegistry());
+  }
+
+  @BeforeEach
+  void idle() {
+    cluster.cancelAll();
+  }
+
+  static JobSubmission.Builder placeholder(String name) {
+    return cluster.placeholder(name);
+  }
+
+  static SlurmJob awaitState(long id, JobState state) {
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> slurm.job(id).map(SlurmJob::state).orElse(null) == state);
+    return slurm.job(id).orElseThrow();
+  }
+
+  @Test
+  void discoversTheServedVersion() {
+    assertThat(slurm.apiVersion()).isEqualTo(ApiVersion.V0038);
+  }
+
+  @Test
+  void aPlaceholderRunsOnOneNodeWithTheRequestedGpus() {
+    long t0 = System.nanoTime();
+    long id =
+        slurm.submit(
+            placeholder("gpu4")
+                .partition("inference")
+                .cpusPerNode(4)
+                .memoryPerNodeMb(4096)
+                .gresPerNode("gpu:h100:4")
+                .build());
+    SlurmJob j = awaitState(id, JobState.RUNNING);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    System.out.println(
+        "[measure] REST submit -> RUNNING (seen by GET job, 50 ms polling): " + ms + " ms");
+    assertThat(j.nodes()).hasSize(1);
+    assertThat(j.partition()).isEqualTo("inference");
+    assertThat(j.tresPerNode()).isEqualTo("gres:gpu:h100:4");
+    assertThat(j.placeholder()).isPresent();
+    // Slurm really bound 4 of the node's 8 (fake) GPUs to the job
+    assertThat(cluster.cli("scontrol", "show", "job", "-d", Long.toString(id)))
+        .contains("GRES=gpu:h100:4(IDX:0-3)")
+        .contains("NumCPUs=4");
+  }
+
+  @Test
+  void cancellingAPlaceholderFreesItsNode() {
+    long id = slurm.submit(placeholder("whole").exclusive(true).gresPerNode("gpu:h100:8").build());
+    String node = awaitState(id, JobState.RUNNING).nodes().get(0);
+    assertThat(node(node).state()).isEqualTo("allocated");
+    slurm.cancel(id);
+    assertThat(awaitState(id, JobState.CANCELLED).state().isFinal()).isTrue();
+    await().atMost(Duration.ofSeconds(15)).until(() -> node(node).state().equals("idle"));
+    slurm.cancel(id); // cancelling again is fine
+  }
+
+  @Test
+  void aPendingJobCanBeUpdatedAndReleased() {
+    long id = slurm.submit(placeholder("held").hold(true).build());
+    SlurmJob held = awaitState(id, JobState.PENDING);
+    assertThat(held.stateReason()).isEqualTo("JobHeldUser");
+    slurm.update(id, JobUpdate.timeLimit(42));
+    slurm.update(id, JobUpdate.nice(100));
+    assertThat(cluster.cli("scontrol", "show", "job", Long.toString(id)))
+        .contains("TimeLimit=00:42:00")
+        .contains("Nice=100");
+    slurm.update(id, JobUpdate.release());
+    awaitState(id, JobState.RUNNING);
+  }
+
+  @Test
+  void aFourNodePlaceholderLandsInOneNvlinkDomain() {
+    // one busy node in domain nvl-0 leaves nvl-1 as the only whole free domain
+    long blocker = slurm.submit(placeholder("blocker").exclusive(true).build());
+    assertThat(awaitState(blocker, JobState.RUNNING).nodes()).containsExactly("gpu-node-0");
+    long id =
+        slurm.submit(
+            placeholder("nvl")
+                .nodes(4)
+                .exclusive(true)
+                .gresPerNode("gpu:h100:8")
+                .constraints("[nvl-0|nvl-1]")
+                .build());
+    SlurmJob j = awaitState(id, JobState.RUNNING);
+    assertThat(j.nodes()).hasSize(4);
+    Set<String> domains = new HashSet<>();
+    for (String n : j.nodes()) {
+      domains.addAll(node(n).features());
+    }
+    assertThat(domains).as("every node of the job in one NVLink domain").containsExactly("nvl-1");
+  }
+
+  @Test
+  void anImpossibleRequestIsRejectedWithSlurmsReason() {
+    assertThatThrownBy(() -> slurm.submit(placeholder("nine").gresPerNode("gpu:h100:9").build()))
+        .isInstanceOf(SlurmRejectedException.class)
+        .hasMessageContaining("Requested node configuration is not available");
+    assertThatThrownBy(() -> slurm.submit(placeholder("bad").partition("nope").build()))
+        .isInstanceOf(SlurmRejectedException.class)
+        .hasMessageContaining("Invalid partition name");
+  }
+
+  @Test
+  void aStoppedSlurmrestdFailsFastAsUnavailableAndRecovers() {
+    SlurmConfig cfg =
+        cluster
+            .config()
+            .withApiVersion(ApiVersion.V0038)
+            .withCircuitOpenFor(Duration.ofMillis(500));
+    SlurmClient c = SlurmClients.connect(cfg, new SimpleMeterRegistry());
+    c.ping();
+    cluster.stopRest();
+    try {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(c::ping)
+          .isInstanceOf(SlurmUnavailableException.class)
+          .hasMessageContaining("cannot reach slurmrestd");
+      System.out.println(
+          "[measure] ping with slurmrestd stopped failed after "
+              + (System.nanoTime() - t0) / 1_000_000
+              + " ms (3 attempts with backoff)");
+    } finally {
+      cluster.startRest();
+    }
+    await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(c::ping);
+  }
+
+  @Test
+  void aTokenSlurmctldCannotVerifyIsUnauthorized(@TempDir Path dir) throws Exception {
+    // well-formed, unexpired, but signed with another key
+    Path forged = Files.writeString(dir.resolve("jwt"), io.kse.slurm.it.Tokens.forged("kse"));
+    SlurmConfig cfg = SlurmConfig.of(cluster.restUrl(), Optional.of("kse"), forged);
+    assertThatThrownBy(() -> SlurmClients.connect(cfg, new SimpleMeterRegistry()))
+        .isInstanceOf(SlurmUnauthorizedException.class)
+        .hasMessageContaining("refused the request at once");
+  }
+
+  @Test
+  void anExpiredTokenIsUnauthorizedAndNamedExpired(@TempDir Path dir) throws Exception {
+    String token =
+        cluster
+            .cli("scontrol", "token", "username=kse", "lifespan=1")
+            .trim()
+            .replace("SLURM_JWT=", "");
+    Thread.sleep(2100);
+    Path file = Files.writeString(dir.resolve("jwt"), token);
+    SlurmConfig cfg =
+        SlurmConfig.of(cluster.restUrl(), Optional.of("kse"), file)
+            .withApiVersion(ApiVersion.V0038);
+    SlurmClient c = SlurmClients.connect(cfg, new SimpleMeterRegistry());
+    assertThatThrownBy(c::nodes)
+        .isInstanceOf(SlurmUnauthorizedException.class)
+        .hasMessageContaining("expired at");
+  }
+
+  static SlurmNode node(String name) {
+    List<SlurmNode> nodes = slurm.nodes();
+    return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+  }
+}
