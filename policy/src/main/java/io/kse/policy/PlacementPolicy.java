@@ -1,0 +1,412 @@
+package io.kse.policy;
+
+import io.kse.policy.model.ClusterSpec;
+import io.kse.policy.model.Policy;
+import io.kse.policy.model.PreemptionSafety;
+import io.kse.policy.model.SlurmSettings;
+import io.kse.policy.model.Tier;
+import io.kse.policy.model.TierMatch;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Pod facts in, placeholder job out: picks the pod's tier, applies the tier's Slurm settings, the
+ * pod's allowed overrides, its resources and topology, and whether it may preempt right now. Pure
+ * and deterministic: the same pod, policy, ledger and time give the same decision.
+ */
+public final class PlacementPolicy {
+  private final Policy policy;
+
+  public PlacementPolicy(Policy policy) {
+    this.policy = policy;
+  }
+
+  public Policy policy() {
+    return policy;
+  }
+
+  /** Thrown inside {@link #decide} to stop with a rejection; never escapes. */
+  private static final class Rejected extends RuntimeException {
+    Rejected(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  public Decision decide(PodFacts pod, PreemptionLedger ledger, Instant now) {
+    List<Contribution> record = new ArrayList<>();
+    Tier tier;
+    try {
+      tier = tierOf(pod, record);
+    } catch (Rejected r) {
+      return new Decision.Reject(policy.defaultTier(), r.getMessage(), record);
+    }
+    try {
+      return new Decision.Place(tier.name(), job(pod, tier, ledger, now, record), record);
+    } catch (Rejected r) {
+      return new Decision.Reject(tier.name(), r.getMessage(), record);
+    }
+  }
+
+  /** The tier alone (first matching rule, else the default), for classification and tests. */
+  public String tierName(PodFacts pod) {
+    try {
+      return tierOf(pod, new ArrayList<>()).name();
+    } catch (Rejected r) {
+      return policy.defaultTier();
+    }
+  }
+
+  private Tier tierOf(PodFacts pod, List<Contribution> record) {
+    Optional<String> wanted = override(pod, WellKnown.TIER, "tier", record);
+    if (wanted.isPresent()) {
+      return policy
+          .tier(wanted.get())
+          .orElseThrow(
+              () ->
+                  new Rejected(
+                      "annotation "
+                          + WellKnown.TIER
+                          + "="
+                          + wanted.get()
+                          + " names no tier of the policy"));
+    }
+    for (int i = 0; i < policy.tiers().size(); i++) {
+      Tier t = policy.tiers().get(i);
+      if (t.match().isPresent()) {
+        Optional<String> why = matches(t.match().get(), pod);
+        if (why.isPresent()) {
+          record.add(
+              new Contribution(
+                  "tiers[" + i + "] " + t.name() + ": " + why.get(), "tier " + t.name()));
+          return t;
+        }
+      }
+    }
+    record.add(
+        new Contribution(
+            "defaultTier", "tier " + policy.defaultTier() + " (no tier rule matched)"));
+    return policy.tier(policy.defaultTier()).orElseThrow();
+  }
+
+  /** Empty when the pod does not match; else a short account of why it does. */
+  static Optional<String> matches(TierMatch m, PodFacts pod) {
+    List<String> why = new ArrayList<>();
+    if (!m.priorityClassNames().isEmpty()) {
+      if (pod.priorityClassName().isEmpty()
+          || !m.priorityClassNames().contains(pod.priorityClassName().get())) {
+        return Optional.empty();
+      }
+      why.add("priorityClassName=" + pod.priorityClassName().get());
+    }
+    if (m.priorityMin().isPresent() || m.priorityMax().isPresent()) {
+      if (pod.priority().isEmpty()) {
+        return Optional.empty();
+      }
+      int p = pod.priority().getAsInt();
+      if (m.priorityMin().isPresent() && p < m.priorityMin().getAsInt()
+          || m.priorityMax().isPresent() && p > m.priorityMax().getAsInt()) {
+        return Optional.empty();
+      }
+      why.add("priority=" + p);
+    }
+    if (!m.namespaces().isEmpty()) {
+      if (!m.namespaces().contains(pod.namespace())) {
+        return Optional.empty();
+      }
+      why.add("namespace=" + pod.namespace());
+    }
+    for (Map.Entry<String, String> e : new java.util.TreeMap<>(m.labels()).entrySet()) {
+      if (!e.getValue().equals(pod.labels().get(e.getKey()))) {
+        return Optional.empty();
+      }
+      why.add("label " + e.getKey() + "=" + e.getValue());
+    }
+    for (Map.Entry<String, String> e : new java.util.TreeMap<>(m.annotations()).entrySet()) {
+      if (!e.getValue().equals(pod.annotations().get(e.getKey()))) {
+        return Optional.empty();
+      }
+      why.add("annotation " + e.getKey() + "=" + e.getValue());
+    }
+    return Optional.of(String.join(", ", why));
+  }
+
+  private JobSpec job(
+      PodFacts pod, Tier tier, PreemptionLedger ledger, Instant now, List<Contribution> record) {
+    SlurmSettings s = tier.slurm();
+    String from = "tier " + tier.name();
+    Optional<String> partition =
+        override(pod, WellKnown.PARTITION, "partition", record).or(s::partition);
+    Optional<String> qos = override(pod, WellKnown.QOS, "qos", record).or(s::qos);
+    Optional<String> account = override(pod, WellKnown.ACCOUNT, "account", record).or(s::account);
+    OptionalInt nice =
+        override(pod, WellKnown.NICE, "nice", record)
+            .map(v -> OptionalInt.of(integer(WellKnown.NICE, v, -10000, 10000)))
+            .orElse(s.nice());
+    Optional<String> constraint =
+        override(pod, WellKnown.CONSTRAINT, "constraint", record).or(s::constraint);
+    partition.ifPresent(p -> record.add(new Contribution(from, "partition=" + p)));
+    qos.ifPresent(q -> record.add(new Contribution(from, "qos=" + q)));
+
+    int cpus = (int) Math.max(1, (pod.cpuMillis() + 999) / 1000);
+    long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
+    Optional<String> gres = gres(pod, record);
+    int nodes =
+        Optional.ofNullable(pod.annotations().get(WellKnown.NODES))
+            .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
+            .orElse(1);
+    record.add(
+        new Contribution(
+            "pod requests",
+            "nodes="
+                + nodes
+                + " cpusPerNode="
+                + cpus
+                + " memoryPerNodeMb="
+                + memMb
+                + gres.map(g -> " gres=" + g).orElse("")));
+
+    OptionalInt timeLimit = timeLimit(pod, s, record);
+
+    TopologyRequest topology = TopologyRequest.NONE;
+    String topo =
+        pod.annotations()
+            .getOrDefault(
+                WellKnown.TOPOLOGY,
+                tier.defaultTopology() == Tier.TopologyDefault.NVLINK_DOMAIN
+                    ? "nvlink-domain"
+                    : "none");
+    switch (topo) {
+      case "none" -> {}
+      case "nvlink-domain" -> {
+        List<String> domains = policy.cluster().nvlinkDomainFeatures();
+        if (domains.isEmpty()) {
+          throw new Rejected(
+              WellKnown.TOPOLOGY
+                  + "=nvlink-domain, but the policy names no NVLink"
+                  + " domains (cluster.nvlinkDomainFeatures)");
+        }
+        if (constraint.isPresent()) {
+          throw new Rejected(
+              WellKnown.TOPOLOGY
+                  + "=nvlink-domain cannot be combined with the"
+                  + " constraint \""
+                  + constraint.get()
+                  + "\"");
+        }
+        constraint = Optional.of("[" + String.join("|", domains) + "]");
+        record.add(
+            new Contribution(
+                pod.annotations().containsKey(WellKnown.TOPOLOGY)
+                    ? "annotation " + WellKnown.TOPOLOGY
+                    : from + " topology",
+                "constraint=" + constraint.get() + " (all nodes in one NVLink domain)"));
+      }
+      default ->
+          throw new Rejected(
+              "annotation "
+                  + WellKnown.TOPOLOGY
+                  + "="
+                  + topo
+                  + " is not a topology; use none or nvlink-domain");
+    }
+    String switches = pod.annotations().get(WellKnown.SWITCHES);
+    String segment = pod.annotations().get(WellKnown.SEGMENT);
+    if (switches != null && segment != null) {
+      throw new Rejected(WellKnown.SWITCHES + " and " + WellKnown.SEGMENT + " cannot both be set");
+    }
+    if (switches != null) {
+      topology = switches(switches, nodes);
+      record.add(new Contribution("annotation " + WellKnown.SWITCHES, "switches=" + switches));
+    }
+    if (segment != null) {
+      if (!policy.cluster().blocks()) {
+        throw new Rejected(
+            WellKnown.SEGMENT
+                + " needs topology/block (Slurm 23.11+), which this"
+                + " cluster does not have (cluster.blocks)");
+      }
+      int size = integer(WellKnown.SEGMENT, segment, 1, WellKnown.MAX_NODES);
+      if (nodes % size != 0) {
+        throw new Rejected(
+            WellKnown.SEGMENT + "=" + size + " does not divide the node count " + nodes);
+      }
+      topology = new TopologyRequest.Segment(size);
+      record.add(new Contribution("annotation " + WellKnown.SEGMENT, "segment=" + size));
+    }
+
+    boolean preempting = !tier.mayPreempt().isEmpty();
+    if (preempting) {
+      Optional<String> stop = preemptionStop(tier, pod, nodes, ledger, now);
+      if (stop.isPresent()) {
+        preempting = false;
+        partition = s.fallbackPartition().isPresent() ? s.fallbackPartition() : partition;
+        qos = s.fallbackQos().isPresent() ? s.fallbackQos() : qos;
+        record.add(
+            new Contribution(
+                "preemption",
+                stop.get()
+                    + ": non-preempting fallback"
+                    + s.fallbackPartition().map(p -> " partition=" + p).orElse("")
+                    + s.fallbackQos().map(q -> " qos=" + q).orElse("")));
+      } else {
+        record.add(new Contribution(from, "may preempt " + tier.mayPreempt()));
+      }
+    }
+    return new JobSpec(
+        partition,
+        qos,
+        account,
+        s.priority(),
+        nice,
+        nodes,
+        cpus,
+        memMb,
+        gres,
+        timeLimit,
+        constraint,
+        topology,
+        s.exclusive(),
+        s.reservation(),
+        s.licenses(),
+        preempting);
+  }
+
+  private Optional<String> gres(PodFacts pod, List<Contribution> record) {
+    List<String> parts = new ArrayList<>();
+    ClusterSpec c = policy.cluster();
+    if (pod.gpus() > 0) {
+      parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
+    }
+    for (Map.Entry<String, Long> e : new java.util.TreeMap<>(pod.extendedResources()).entrySet()) {
+      String gresName = c.extendedResources().get(e.getKey());
+      if (gresName != null && e.getValue() > 0) {
+        parts.add(gresName + ":" + e.getValue());
+        record.add(
+            new Contribution("cluster.extendedResources", e.getKey() + " -> gres " + gresName));
+      }
+    }
+    return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(",", parts));
+  }
+
+  private OptionalInt timeLimit(PodFacts pod, SlurmSettings s, List<Contribution> record) {
+    Optional<String> o = override(pod, WellKnown.TIME_LIMIT, "time-limit", record);
+    if (o.isPresent()) {
+      try {
+        Duration d = Durations.parse(o.get());
+        return OptionalInt.of((int) Math.max(1, (d.getSeconds() + 59) / 60));
+      } catch (IllegalArgumentException e) {
+        throw new Rejected("annotation " + WellKnown.TIME_LIMIT + ": " + e.getMessage());
+      }
+    }
+    OptionalInt limit = s.timeLimitMinutes();
+    if (pod.activeDeadlineSeconds().isPresent()) {
+      int fromPod = (int) Math.max(1, (pod.activeDeadlineSeconds().getAsLong() + 59) / 60);
+      if (limit.isEmpty() || fromPod < limit.getAsInt()) {
+        record.add(new Contribution("pod activeDeadlineSeconds", "timeLimit=" + fromPod + "m"));
+        return OptionalInt.of(fromPod);
+      }
+    }
+    return limit;
+  }
+
+  private TopologyRequest switches(String value, int nodes) {
+    if (!policy.cluster().switches()) {
+      throw new Rejected(
+          WellKnown.SWITCHES
+              + " needs switch requests (cluster.switches: true,"
+              + " slurmrestd v0.0.41+); use "
+              + WellKnown.TOPOLOGY
+              + "=nvlink-domain instead");
+    }
+    String[] parts = value.split("@", 2);
+    int count = integer(WellKnown.SWITCHES, parts[0], 1, 64);
+    Duration wait = Duration.ofMinutes(5);
+    if (parts.length == 2) {
+      try {
+        wait = Durations.parse(parts[1]);
+      } catch (IllegalArgumentException e) {
+        throw new Rejected(
+            "annotation " + WellKnown.SWITCHES + "=" + value + ": " + e.getMessage());
+      }
+    }
+    if (count > nodes) {
+      throw new Rejected(
+          WellKnown.SWITCHES
+              + "="
+              + count
+              + " is more switches than the "
+              + nodes
+              + " node(s) requested");
+    }
+    return new TopologyRequest.Switches(count, wait);
+  }
+
+  /** Why this tier may not preempt now (dry run, budget), or empty when it may. */
+  private Optional<String> preemptionStop(
+      Tier tier, PodFacts pod, int nodes, PreemptionLedger ledger, Instant now) {
+    PreemptionSafety safety = policy.preemption();
+    if (safety.dryRun()) {
+      return Optional.of("dry run (preemption.dryRun)");
+    }
+    for (PreemptionSafety.Budget b : safety.budgets()) {
+      if (!b.tier().equals(tier.name())) {
+        continue;
+      }
+      PreemptionLedger.Usage used = ledger.usage(tier.name(), b.window(), now);
+      long gpus = pod.gpus() * nodes;
+      if (used.gpus() + gpus > b.maxGpus() || used.nodes() + nodes > b.maxNodes()) {
+        return Optional.of(
+            "budget of tier "
+                + tier.name()
+                + " used up ("
+                + used.gpus()
+                + "/"
+                + (b.maxGpus() == Integer.MAX_VALUE ? "-" : b.maxGpus())
+                + " GPUs, "
+                + used.nodes()
+                + "/"
+                + (b.maxNodes() == Integer.MAX_VALUE ? "-" : b.maxNodes())
+                + " nodes in "
+                + Durations.slurm(b.window())
+                + ")");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A pod override, if the annotation is present; rejected when the namespace may not use it. */
+  private Optional<String> override(
+      PodFacts pod, String annotation, String key, List<Contribution> record) {
+    String v = pod.annotations().get(annotation);
+    if (v == null) {
+      return Optional.empty();
+    }
+    if (!policy.overrides().allows(pod.namespace(), key)) {
+      throw new Rejected(
+          "annotation "
+              + annotation
+              + " is not allowed in namespace "
+              + pod.namespace()
+              + " (policy overrides.namespaces / overrides.keys)");
+    }
+    record.add(new Contribution("annotation " + annotation + " (override)", key + "=" + v));
+    return Optional.of(v);
+  }
+
+  private static int integer(String what, String v, int min, int max) {
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < min || n > max) {
+        throw new Rejected(what + "=" + v + " is out of range " + min + ".." + max);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new Rejected(what + "=" + v + " is not a whole number");
+    }
+  }
+}

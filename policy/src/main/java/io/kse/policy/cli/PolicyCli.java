@@ -1,0 +1,225 @@
+package io.kse.policy.cli;
+
+import io.kse.policy.Contribution;
+import io.kse.policy.Decision;
+import io.kse.policy.JobSpec;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PodFacts;
+import io.kse.policy.PodManifest;
+import io.kse.policy.PolicyParser;
+import io.kse.policy.PolicyValidationException;
+import io.kse.policy.PreemptionLedger;
+import io.kse.policy.PreemptionPlanner;
+import io.kse.policy.SlurmRenderer;
+import io.kse.policy.load.JobSnapshot;
+import io.kse.policy.model.Policy;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kse-policy}: the SRE's tool for a policy repository. Exit codes: 0 fine, 1 the policy is
+ * invalid or the pod is rejected, 2 wrong usage or unreadable input.
+ */
+@Command(
+    name = "kse-policy",
+    mixinStandardHelpOptions = true,
+    version = "kse-policy 0.1.0",
+    description = "Validate, explain and render kube-slurm-extender placement policies.",
+    subcommands = {PolicyCli.Validate.class, PolicyCli.Explain.class, PolicyCli.RenderSlurm.class})
+public final class PolicyCli {
+  public static final int OK = 0;
+  public static final int INVALID = 1;
+  public static final int USAGE = 2;
+
+  public static void main(String[] args) {
+    System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+
+  /** Runs the CLI with the given streams; returns the exit code. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new PolicyCli());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setExitCodeExceptionMapper(e -> USAGE);
+    cl.setExecutionExceptionHandler(
+        (e, c, parsed) -> {
+          c.getErr().println("error: " + e.getMessage());
+          return USAGE;
+        });
+    if (args.length == 0) {
+      cl.usage(err);
+      return USAGE;
+    }
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  static String read(Path p) {
+    try {
+      return Files.readString(p, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read " + p + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Command(
+      name = "validate",
+      description = "Check policy files; print every problem with its path.")
+  static final class Validate implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE")
+    List<Path> files;
+
+    @Override
+    public Integer call() {
+      int code = OK;
+      for (Path f : files) {
+        try {
+          Policy p = PolicyParser.parse(read(f), f.toString());
+          spec.commandLine()
+              .getOut()
+              .printf("%s: valid (%d tiers, default %s)%n", f, p.tiers().size(), p.defaultTier());
+        } catch (PolicyValidationException e) {
+          code = INVALID;
+          for (String problem : e.problems()) {
+            spec.commandLine().getErr().printf("%s: %s%n", f, problem);
+          }
+        }
+      }
+      return code;
+    }
+  }
+
+  @Command(
+      name = "explain",
+      description = "Show the decision for a pod manifest, and with --jobs what it could preempt.")
+  static final class Explain implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--policy", required = true, paramLabel = "FILE")
+    Path policy;
+
+    @Option(
+        names = "--jobs",
+        paramLabel = "JOBS.json",
+        description = "a saved slurmrestd GET /jobs answer")
+    Path jobs;
+
+    @Option(
+        names = "--now",
+        paramLabel = "ISO-8601",
+        description = "the time to judge runtimes at (default: now)")
+    Instant now;
+
+    @Parameters(index = "0", paramLabel = "POD")
+    Path pod;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      Policy p;
+      try {
+        p = PolicyParser.parse(read(policy), policy.toString());
+      } catch (PolicyValidationException e) {
+        spec.commandLine().getErr().println(e.getMessage());
+        return INVALID;
+      }
+      PodFacts facts = PodManifest.parse(read(pod));
+      Instant at = now == null ? Instant.now() : now;
+      PreemptionLedger ledger = new PreemptionLedger();
+      Decision d = new PlacementPolicy(p).decide(facts, ledger, at);
+      out.printf("pod %s: tier %s%n", facts.ref(), d.tier());
+      for (Contribution c : d.record()) {
+        out.printf("  %s%n", c);
+      }
+      if (d instanceof Decision.Reject r) {
+        out.printf("REJECTED: %s%n", r.reason());
+        return INVALID;
+      }
+      JobSpec j = ((Decision.Place) d).job();
+      out.printf("placeholder job: %s%n", describe(j));
+      if (jobs != null) {
+        out.printf("running jobs (from %s):%n", jobs);
+        for (PreemptionPlanner.Verdict v :
+            new PreemptionPlanner(p).plan(d.tier(), JobSnapshot.parse(read(jobs)), ledger, at)) {
+          out.printf(
+              "  %-12s job %d %s (tier %s, %d GPUs, %d nodes): %s%n",
+              v.preemptible() ? "PREEMPTIBLE" : "protected",
+              v.job().id(),
+              v.job().name(),
+              v.tier(),
+              v.job().gpus(),
+              v.job().nodes(),
+              v.reason());
+        }
+      }
+      return OK;
+    }
+
+    private static String describe(JobSpec j) {
+      StringBuilder s = new StringBuilder();
+      j.partition().ifPresent(v -> s.append("partition=").append(v).append(' '));
+      j.qos().ifPresent(v -> s.append("qos=").append(v).append(' '));
+      j.account().ifPresent(v -> s.append("account=").append(v).append(' '));
+      s.append("nodes=").append(j.nodes()).append(" cpusPerNode=").append(j.cpusPerNode());
+      s.append(" memoryPerNodeMb=").append(j.memoryPerNodeMb());
+      j.gresPerNode().ifPresent(v -> s.append(" gres=").append(v));
+      j.timeLimitMinutes().ifPresent(v -> s.append(" timeLimit=").append(v).append('m'));
+      j.constraint().ifPresent(v -> s.append(" constraint=").append(v));
+      if (!(j.topology() instanceof io.kse.policy.TopologyRequest.None)) {
+        s.append(" topology=").append(j.topology());
+      }
+      j.priority().ifPresent(v -> s.append(" priority=").append(v));
+      j.nice().ifPresent(v -> s.append(" nice=").append(v));
+      if (j.exclusive()) {
+        s.append(" exclusive");
+      }
+      s.append(j.preempting() ? " (may preempt)" : " (does not preempt)");
+      return s.toString();
+    }
+  }
+
+  @Command(
+      name = "render-slurm",
+      description = "Print the Slurm partitions or QoS definitions that match the policy.")
+  static final class RenderSlurm implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--nodes",
+        defaultValue = "ALL",
+        paramLabel = "HOSTLIST",
+        description = "node list for partitions (default ALL)")
+    String nodes;
+
+    @Parameters(index = "0", paramLabel = "POLICY")
+    Path policy;
+
+    @Override
+    public Integer call() {
+      try {
+        spec.commandLine()
+            .getOut()
+            .print(
+                SlurmRenderer.render(PolicyParser.parse(read(policy), policy.toString()), nodes));
+        return OK;
+      } catch (PolicyValidationException e) {
+        spec.commandLine().getErr().println(e.getMessage());
+        return INVALID;
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.kse.policy.model;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A class of workload. Pods are matched to tiers by {@link TierMatch}; Slurm jobs by the tier's
+ * partition/QoS.
+ *
+ * @param match which pods belong here; empty for tiers of Slurm jobs only (e.g. training)
+ * @param mayPreempt tiers this tier's placeholders may preempt (all listed after this tier)
+ * @param preemptible whether jobs of this tier may be preempted at all
+ * @param graceTime how long a preempted job of this tier gets between SIGTERM and the kill
+ * @param defaultTopology topology requested when the pod names none
+ */
+public record Tier(
+    String name,
+    Optional<TierMatch> match,
+    SlurmSettings slurm,
+    List<String> mayPreempt,
+    boolean preemptible,
+    Duration graceTime,
+    TopologyDefault defaultTopology) {
+
+  public Tier {
+    mayPreempt = List.copyOf(mayPreempt);
+  }
+
+  /** A tier's topology default: none, one NVLink domain, or a number of switches. */
+  public enum TopologyDefault {
+    NONE,
+    NVLINK_DOMAIN
+  }
+}
