@@ -1,0 +1,292 @@
+package io.kse.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class PlacementPolicyTest {
+  private static final Instant NOW = Instant.parse("2026-11-22T06:00:00Z");
+  private final PlacementPolicy lab = new PlacementPolicy(Policies.lab());
+  private final PreemptionLedger ledger = new PreemptionLedger();
+
+  private Decision decide(PodFacts pod) {
+    return lab.decide(pod, ledger, NOW);
+  }
+
+  private JobSpec placed(PodFacts pod) {
+    Decision d = decide(pod);
+    assertThat(d).as("decision %s", d).isInstanceOf(Decision.Place.class);
+    return ((Decision.Place) d).job();
+  }
+
+  @Test
+  void matchesThePriorityClassFirst() {
+    Decision d = decide(Policies.pod("serving", Map.of(), 8, "inference-critical", 2000));
+    assertThat(d.tier()).isEqualTo("inference-critical");
+    assertThat(d.record())
+        .first()
+        .extracting(Contribution::rule)
+        .isEqualTo("tiers[0] inference-critical: priorityClassName=inference-critical");
+  }
+
+  @Test
+  void matchesAPriorityRange() {
+    assertThat(decide(Policies.pod("serving", Map.of(), 1, null, 5000)).tier())
+        .isEqualTo("inference");
+  }
+
+  @Test
+  void matchesANamespace() {
+    assertThat(decide(Policies.pod("evals", Map.of(), 1, null, 10)).tier()).isEqualTo("batch");
+  }
+
+  @Test
+  void fallsBackToTheDefaultTierAndSaysSo() {
+    Decision d = decide(Policies.pod("other", Map.of(), 1, null, null));
+    assertThat(d.tier()).isEqualTo("inference");
+    assertThat(d.record()).first().extracting(Contribution::rule).isEqualTo("defaultTier");
+  }
+
+  @Test
+  void matchesLabelsAndAnnotationsExactly() {
+    var m =
+        new io.kse.policy.model.TierMatch(
+            java.util.List.of(),
+            OptionalInt.empty(),
+            OptionalInt.empty(),
+            java.util.List.of(),
+            Map.of("app", "llm"),
+            Map.of("team", "a"));
+    PodFacts yes =
+        new PodFacts(
+            "n",
+            "p",
+            "u",
+            Map.of("app", "llm"),
+            Map.of("team", "a"),
+            Optional.empty(),
+            OptionalInt.empty(),
+            Optional.empty(),
+            0,
+            0,
+            Map.of(),
+            OptionalLong.empty());
+    PodFacts no =
+        new PodFacts(
+            "n",
+            "p",
+            "u",
+            Map.of("app", "llm"),
+            Map.of("team", "b"),
+            Optional.empty(),
+            OptionalInt.empty(),
+            Optional.empty(),
+            0,
+            0,
+            Map.of(),
+            OptionalLong.empty());
+    assertThat(PlacementPolicy.matches(m, yes)).contains("label app=llm, annotation team=a");
+    assertThat(PlacementPolicy.matches(m, no)).isEmpty();
+  }
+
+  @Test
+  void translatesResourcesAndTierSettings() {
+    JobSpec j = placed(Policies.pod("serving", Map.of(), 4, null, 5000));
+    assertThat(j.partition()).contains("inference");
+    assertThat(j.qos()).contains("inference");
+    assertThat(j.account()).contains("serving");
+    assertThat(j.cpusPerNode()).isEqualTo(4);
+    assertThat(j.memoryPerNodeMb()).isEqualTo(16384);
+    assertThat(j.gresPerNode()).contains("gpu:h100:4");
+    assertThat(j.nodes()).isEqualTo(1);
+    assertThat(j.timeLimitMinutes()).isEmpty();
+    assertThat(j.preempting()).isTrue();
+  }
+
+  @Test
+  void roundsCpuUpAndMapsExtendedResources() {
+    PodFacts pod =
+        new PodFacts(
+            "serving",
+            "p",
+            "u",
+            Map.of(),
+            Map.of(),
+            Optional.empty(),
+            OptionalInt.of(5000),
+            Optional.empty(),
+            1500,
+            1,
+            Map.of(PodFacts.GPU, 2L, "example.com/fabric", 1L, "example.com/other", 3L),
+            OptionalLong.empty());
+    JobSpec j = placed(pod);
+    assertThat(j.cpusPerNode()).isEqualTo(2);
+    assertThat(j.memoryPerNodeMb()).isEqualTo(1);
+    assertThat(j.gresPerNode()).contains("gpu:h100:2,fabric:1");
+  }
+
+  @Test
+  void anActiveDeadlineShortensTheTimeLimit() {
+    PodFacts pod =
+        new PodFacts(
+            "batch",
+            "p",
+            "u",
+            Map.of(),
+            Map.of(),
+            Optional.empty(),
+            OptionalInt.empty(),
+            Optional.empty(),
+            1000,
+            0,
+            Map.of(),
+            OptionalLong.of(601));
+    assertThat(placed(pod).timeLimitMinutes()).hasValue(11);
+  }
+
+  @Test
+  void nvlinkDomainBecomesAOneOfFeatureConstraint() {
+    JobSpec j =
+        placed(
+            Policies.pod(
+                "serving",
+                Map.of(WellKnown.TOPOLOGY, "nvlink-domain", WellKnown.NODES, "4"),
+                8,
+                null,
+                5000));
+    assertThat(j.constraint()).contains("[nvl-0|nvl-1|nvl-2|nvl-3|nvl-4|nvl-5|nvl-6|nvl-7]");
+    assertThat(j.nodes()).isEqualTo(4);
+  }
+
+  @Test
+  void rejectsImpossibleTopologyRequestsWithAReason() {
+    assertReject(Map.of(WellKnown.TOPOLOGY, "ring"), "kse.io/topology=ring is not a topology");
+    assertReject(
+        Map.of(WellKnown.SWITCHES, "1@5m"), "needs switch requests (cluster.switches: true");
+    assertReject(Map.of(WellKnown.SEGMENT, "2"), "needs topology/block");
+    assertReject(Map.of(WellKnown.NODES, "0"), "kse.io/nodes=0 is out of range");
+    assertReject(Map.of(WellKnown.NODES, "two"), "kse.io/nodes=two is not a whole number");
+  }
+
+  @Test
+  void switchesAndSegmentsWhereTheClusterHasThem() {
+    String yaml =
+        Policies.example("minimal.yaml")
+            .replace("gpuGres: gpu", "gpuGres: gpu\n  switches: true\n  blocks: true");
+    PlacementPolicy p = new PlacementPolicy(PolicyParser.parse(yaml, "x"));
+    Decision d =
+        p.decide(
+            Policies.pod(
+                "a", Map.of(WellKnown.SWITCHES, "1@2m", WellKnown.NODES, "2"), 8, null, null),
+            ledger,
+            NOW);
+    assertThat(((Decision.Place) d).job().topology())
+        .isEqualTo(new TopologyRequest.Switches(1, Duration.ofMinutes(2)));
+    d =
+        p.decide(
+            Policies.pod("a", Map.of(WellKnown.SEGMENT, "2", WellKnown.NODES, "4"), 8, null, null),
+            ledger,
+            NOW);
+    assertThat(((Decision.Place) d).job().topology()).isEqualTo(new TopologyRequest.Segment(2));
+    d =
+        p.decide(
+            Policies.pod("a", Map.of(WellKnown.SEGMENT, "3", WellKnown.NODES, "4"), 8, null, null),
+            ledger,
+            NOW);
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class, r -> assertThat(r.reason()).contains("does not divide"));
+    d =
+        p.decide(
+            Policies.pod("a", Map.of(WellKnown.SWITCHES, "3", WellKnown.NODES, "2"), 8, null, null),
+            ledger,
+            NOW);
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class, r -> assertThat(r.reason()).contains("more switches than"));
+  }
+
+  @Test
+  void overridesApplyOnlyWhereThePolicyAllowsThem() {
+    JobSpec j =
+        placed(
+            Policies.pod(
+                "research",
+                Map.of(WellKnown.QOS, "batch", WellKnown.TIME_LIMIT, "2h"),
+                1,
+                null,
+                5000));
+    assertThat(j.qos()).contains("batch");
+    assertThat(j.timeLimitMinutes()).hasValue(120);
+    assertThat(
+            decide(Policies.pod("research", Map.of(WellKnown.TIER, "batch"), 1, null, 5000)).tier())
+        .isEqualTo("batch");
+
+    Decision denied =
+        decide(Policies.pod("serving", Map.of(WellKnown.QOS, "batch"), 1, null, 5000));
+    assertThat(denied)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r ->
+                assertThat(r.reason())
+                    .isEqualTo(
+                        "annotation kse.io/qos is not allowed in namespace serving (policy overrides.namespaces / overrides.keys)"));
+    Decision keyNotAllowed =
+        decide(Policies.pod("research", Map.of(WellKnown.PARTITION, "x"), 1, null, 5000));
+    assertThat(keyNotAllowed).isInstanceOf(Decision.Reject.class);
+    Decision unknownTier =
+        decide(Policies.pod("research", Map.of(WellKnown.TIER, "gold"), 1, null, 5000));
+    assertThat(unknownTier)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class, r -> assertThat(r.reason()).contains("names no tier"));
+  }
+
+  @Test
+  void aSpentBudgetSwitchesToTheNonPreemptingFallback() {
+    PodFacts pod = Policies.pod("serving", Map.of(), 8, null, 5000);
+    assertThat(placed(pod).preempting()).isTrue();
+    ledger.record("inference", 32, 4, NOW.minus(Duration.ofMinutes(5)));
+    JobSpec j = placed(pod);
+    assertThat(j.preempting()).isFalse();
+    assertThat(j.qos()).contains("inference-nopreempt");
+    assertThat(decide(pod).record())
+        .anySatisfy(
+            c ->
+                assertThat(c.effect())
+                    .contains(
+                        "budget of tier inference used up (32/32 GPUs, 4/4 nodes in 00:10:00)"));
+    // the window slides: 11 minutes later the budget is back
+    JobSpec later =
+        ((Decision.Place) lab.decide(pod, ledger, NOW.plus(Duration.ofMinutes(6)))).job();
+    assertThat(later.preempting()).isTrue();
+  }
+
+  @Test
+  void dryRunDecidesButNeverPreempts() {
+    String yaml =
+        Policies.example("lab.yaml")
+            .replace("dryRun: false", "dryRun: true")
+            .replace(
+                "      timeLimit: 4h", "      timeLimit: 4h\n      fallbackQos: batch-nopreempt");
+    PlacementPolicy p = new PlacementPolicy(PolicyParser.parse(yaml, "x"));
+    Decision d = p.decide(Policies.pod("serving", Map.of(), 8, null, 5000), ledger, NOW);
+    JobSpec j = ((Decision.Place) d).job();
+    assertThat(j.preempting()).isFalse();
+    assertThat(j.qos()).contains("inference-nopreempt");
+    assertThat(d.record())
+        .anySatisfy(c -> assertThat(c.effect()).startsWith("dry run (preemption.dryRun)"));
+  }
+
+  private void assertReject(Map<String, String> annotations, String reason) {
+    Decision d = decide(Policies.pod("serving", annotations, 8, null, 5000));
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class, r -> assertThat(r.reason()).contains(reason));
+  }
+}

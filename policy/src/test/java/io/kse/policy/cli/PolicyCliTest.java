@@ -1,0 +1,92 @@
+package io.kse.policy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PolicyCliTest {
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return PolicyCli.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  private static String ex(String name) {
+    Path p = Path.of("examples", name);
+    return (Files.exists(p) ? p : Path.of("policy/examples", name)).toString();
+  }
+
+  @Test
+  void validateExitsZeroForGoodFilesAndOneWithEveryProblemForBadOnes(@TempDir Path dir)
+      throws Exception {
+    assertThat(run("validate", ex("minimal.yaml"), ex("lab.yaml"))).isZero();
+    assertThat(out.toString()).contains("minimal.yaml: valid (2 tiers, default inference)");
+    Path bad =
+        Files.writeString(
+            dir.resolve("bad.yaml"),
+            Files.readString(Path.of(ex("minimal.yaml")))
+                .replace("mayPreempt: [training]", "mayPreempt: [trainng]"));
+    assertThat(run("validate", ex("minimal.yaml"), bad.toString())).isEqualTo(PolicyCli.INVALID);
+    assertThat(err.toString())
+        .contains(
+            "bad.yaml: tiers[0].mayPreempt[0]: unknown tier \"trainng\", did you mean \"training\"?");
+  }
+
+  @Test
+  void explainPrintsTheRecordTheJobAndWhatItCouldPreempt() {
+    int code =
+        run(
+            "explain",
+            "--policy",
+            ex("lab.yaml"),
+            "--jobs",
+            ex("jobs-busy.json"),
+            "--now",
+            "2026-11-22T06:10:00Z",
+            ex("pods/llm-nvlink.yaml"));
+    assertThat(code).isZero();
+    assertThat(out.toString())
+        .contains("tier inference")
+        .contains(
+            "placeholder job: partition=inference qos=inference account=serving nodes=2 cpusPerNode=13")
+        .contains("constraint=[nvl-0|nvl-1|nvl-2|nvl-3|nvl-4|nvl-5|nvl-6|nvl-7]")
+        .contains("PREEMPTIBLE  job 101 pretrain-a (tier training, 32 GPUs, 4 nodes)")
+        .contains(
+            "protected    job 102 finetune-b (tier training, 8 GPUs, 1 nodes): protected by minimum runtime");
+  }
+
+  @Test
+  void explainExitsOneForARejectedPod(@TempDir Path dir) throws Exception {
+    Path pod =
+        Files.writeString(
+            dir.resolve("pod.yaml"),
+            "kind: Pod\nmetadata: {name: x, namespace: serving,"
+                + " annotations: {kse.io/qos: gold}}\nspec: {containers: []}\n");
+    assertThat(run("explain", "--policy", ex("lab.yaml"), pod.toString()))
+        .isEqualTo(PolicyCli.INVALID);
+    assertThat(out.toString())
+        .contains("REJECTED: annotation kse.io/qos is not allowed in namespace serving");
+  }
+
+  @Test
+  void usageErrorsAndUnreadableFilesExitTwo() {
+    assertThat(run()).isEqualTo(PolicyCli.USAGE);
+    assertThat(run("explain", "--policy", ex("lab.yaml"))).isEqualTo(PolicyCli.USAGE);
+    assertThat(run("render-slurm", "/no/such/file")).isEqualTo(PolicyCli.USAGE);
+    assertThat(err.toString()).contains("cannot read /no/such/file");
+  }
+
+  @Test
+  void renderSlurmPrintsTheConfig() {
+    assertThat(run("render-slurm", "--nodes", "gpu-node-[0-7]", ex("minimal.yaml"))).isZero();
+    assertThat(out.toString())
+        .contains(
+            "PartitionName=training Nodes=gpu-node-[0-7] PriorityTier=10 PreemptMode=REQUEUE");
+  }
+}
