@@ -31,6 +31,12 @@ public interface SlurmClient extends AutoCloseable {
   /** All nodes. */
   List<SlurmNode> nodes();
 
+  /** All partitions, with their preemption settings. */
+  List<SlurmPartition> partitions();
+
+  /** All QoS definitions; needs slurmdbd (a {@link SlurmRejectedException} says so without it). */
+  List<SlurmQos> qos();
+
   /** Drains a node with a reason (Slurm requires one); running jobs continue. */
   void drain(String node, String reason);
 

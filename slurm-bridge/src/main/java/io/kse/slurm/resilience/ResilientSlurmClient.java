@@ -142,6 +142,16 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public List<io.kse.slurm.SlurmPartition> partitions() {
+    return call("list_partitions", true, delegate::partitions);
+  }
+
+  @Override
+  public List<io.kse.slurm.SlurmQos> qos() {
+    return call("list_qos", true, delegate::qos);
+  }
+
+  @Override
   public void drain(String node, String reason) {
     run("drain_node", () -> delegate.drain(node, reason));
   }

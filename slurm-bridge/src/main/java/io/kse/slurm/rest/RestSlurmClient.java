@@ -9,6 +9,8 @@ import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
 import io.kse.slurm.SlurmNotFoundException;
+import io.kse.slurm.SlurmPartition;
+import io.kse.slurm.SlurmQos;
 import io.kse.slurm.SlurmRejectedException;
 import io.kse.slurm.SlurmUnavailableException;
 import java.net.URLEncoder;
@@ -115,6 +117,34 @@ public final class RestSlurmClient implements SlurmClient {
         .path("nodes")
         .forEach(n -> nodes.add(SlurmJson.node(n)));
     return nodes;
+  }
+
+  @Override
+  public List<SlurmPartition> partitions() {
+    List<SlurmPartition> out = new ArrayList<>();
+    http.get("list partitions", path("partitions" + slash))
+        .body()
+        .path("partitions")
+        .forEach(p -> out.add(SlurmJson.partition(p)));
+    return out;
+  }
+
+  @Override
+  public List<SlurmQos> qos() {
+    JsonNode body;
+    try {
+      body = http.get("list qos", "/slurmdb/" + version.id() + "/qos" + slash).body();
+    } catch (SlurmRejectedException e) {
+      throw new SlurmRejectedException(
+          "QoS definitions come from slurmdbd, which this slurmrestd"
+              + " does not serve (no accounting, or started without the openapi/dbv* plugins): "
+              + e.getMessage(),
+          e);
+    }
+    List<SlurmQos> out = new ArrayList<>();
+    // 22.05 names the list "QOS", later versions "qos"
+    (body.has("QOS") ? body.get("QOS") : body.path("qos")).forEach(q -> out.add(SlurmJson.qos(q)));
+    return out;
   }
 
   @Override

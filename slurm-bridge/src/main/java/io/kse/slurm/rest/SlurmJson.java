@@ -5,6 +5,8 @@ import io.kse.slurm.HostList;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
+import io.kse.slurm.SlurmPartition;
+import io.kse.slurm.SlurmQos;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -85,6 +87,39 @@ final class SlurmJson {
         n.path("alloc_cpus").asInt(0),
         number(n.path("real_memory")).orElse(0),
         strings(n.path("partitions")));
+  }
+
+  static SlurmPartition partition(JsonNode p) {
+    boolean legacy = p.has("priority_tier");
+    int tier = legacy ? p.path("priority_tier").asInt() : p.path("priority").path("tier").asInt();
+    // slurmrestd says "disabled" for what slurm.conf calls PreemptMode=OFF
+    Optional<String> mode =
+        legacy
+            ? Optional.of(
+                String.join(",", strings(p.path("preemption_mode")))
+                    .toUpperCase(Locale.ROOT)
+                    .replace("DISABLED", "OFF"))
+            : Optional.empty();
+    long grace =
+        legacy ? p.path("preemption_grace_time").asLong(0) : p.path("grace_time").asLong(0);
+    return new SlurmPartition(
+        p.path("name").asText(), tier, mode, java.time.Duration.ofSeconds(grace));
+  }
+
+  static SlurmQos qos(JsonNode q) {
+    JsonNode preempt = q.path("preempt");
+    Set<String> modes = new LinkedHashSet<>();
+    strings(preempt.path("mode")).forEach(m -> modes.add(m.toUpperCase(Locale.ROOT)));
+    OptionalLong exempt = number(preempt.path("exempt_time"));
+    return new SlurmQos(
+        q.path("name").asText(),
+        number(q.path("priority")).orElse(0),
+        new LinkedHashSet<>(strings(preempt.path("list"))),
+        modes,
+        java.time.Duration.ofSeconds(q.path("limits").path("grace_time").asLong(0)),
+        exempt.isPresent()
+            ? Optional.of(java.time.Duration.ofSeconds(exempt.getAsLong()))
+            : Optional.empty());
   }
 
   /** A number that may be plain, null, or {@code {set, infinite, number}}. */

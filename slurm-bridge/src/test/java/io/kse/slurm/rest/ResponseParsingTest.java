@@ -119,6 +119,49 @@ class ResponseParsingTest {
   }
 
   @Test
+  void parsesRecordedPartitionsAndQosFromSlurm2205() {
+    List<io.kse.slurm.SlurmPartition> parts = new java.util.ArrayList<>();
+    Fixtures.json("v0.0.38", "partitions.json")
+        .path("partitions")
+        .forEach(p -> parts.add(SlurmJson.partition(p)));
+    assertThat(parts)
+        .containsExactly(
+            new io.kse.slurm.SlurmPartition(
+                "training", 1, Optional.of("REQUEUE"), java.time.Duration.ZERO),
+            new io.kse.slurm.SlurmPartition(
+                "inference", 10, Optional.of("OFF"), java.time.Duration.ZERO));
+    List<io.kse.slurm.SlurmQos> qos = new java.util.ArrayList<>();
+    Fixtures.json("v0.0.38", "qos.json").path("QOS").forEach(q -> qos.add(SlurmJson.qos(q)));
+    var inference =
+        qos.stream().filter(q -> q.name().equals("inference")).findFirst().orElseThrow();
+    assertThat(inference.priority()).isEqualTo(1000);
+    assertThat(inference.preempts()).containsExactlyInAnyOrder("training", "training-protected");
+    assertThat(inference.preemptModes()).containsExactly("REQUEUE");
+    var training = qos.stream().filter(q -> q.name().equals("training")).findFirst().orElseThrow();
+    assertThat(training.graceTime()).isEqualTo(java.time.Duration.ofSeconds(2));
+    var protectedQos =
+        qos.stream().filter(q -> q.name().equals("training-protected")).findFirst().orElseThrow();
+    assertThat(protectedQos.preemptExemptTime()).contains(java.time.Duration.ofMinutes(5));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  void parsesPartitionsAndQosOfNewerVersions(ApiVersion v) {
+    var training =
+        SlurmJson.partition(Fixtures.json(v.id(), "partitions.json").path("partitions").get(1));
+    assertThat(training)
+        .isEqualTo(
+            new io.kse.slurm.SlurmPartition(
+                "training", 1, Optional.empty(), java.time.Duration.ofMinutes(2)));
+    var q = SlurmJson.qos(Fixtures.json(v.id(), "qos.json").path("qos").get(0));
+    assertThat(q.priority()).isEqualTo(10);
+    assertThat(q.preemptExemptTime()).contains(java.time.Duration.ofMinutes(15));
+    var inf = SlurmJson.qos(Fixtures.json(v.id(), "qos.json").path("qos").get(1));
+    assertThat(inf.preempts()).containsExactly("training");
+    assertThat(inf.preemptExemptTime()).isEmpty();
+  }
+
+  @Test
   void readsPlainAndWrappedNumbers() {
     var m = new com.fasterxml.jackson.databind.ObjectMapper();
     assertThat(SlurmJson.number(m.valueToTree(5))).hasValue(5);

@@ -253,6 +253,33 @@ public final class FakeSlurmClient implements SlurmClient {
     return List.copyOf(nodes.values());
   }
 
+  private final List<io.kse.slurm.SlurmPartition> partitions =
+      new ArrayList<>(
+          List.of(
+              new io.kse.slurm.SlurmPartition(
+                  "inference", 10, Optional.of("OFF"), java.time.Duration.ZERO),
+              new io.kse.slurm.SlurmPartition(
+                  "training", 1, Optional.of("REQUEUE"), java.time.Duration.ZERO)));
+  private final List<io.kse.slurm.SlurmQos> qos = new ArrayList<>();
+
+  /** Replaces the QoS definitions the fake reports. */
+  public synchronized void setQos(List<io.kse.slurm.SlurmQos> q) {
+    qos.clear();
+    qos.addAll(q);
+  }
+
+  @Override
+  public synchronized List<io.kse.slurm.SlurmPartition> partitions() {
+    check();
+    return List.copyOf(partitions);
+  }
+
+  @Override
+  public synchronized List<io.kse.slurm.SlurmQos> qos() {
+    check();
+    return List.copyOf(qos);
+  }
+
   @Override
   public synchronized void drain(String node, String reason) {
     check();

@@ -64,6 +64,18 @@ public class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public List<io.kse.slurm.SlurmPartition> partitions() {
+    before();
+    return delegate.partitions();
+  }
+
+  @Override
+  public List<io.kse.slurm.SlurmQos> qos() {
+    before();
+    return delegate.qos();
+  }
+
+  @Override
   public void drain(String node, String reason) {
     before();
     delegate.drain(node, reason);

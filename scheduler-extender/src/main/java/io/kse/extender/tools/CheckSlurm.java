@@ -1,0 +1,123 @@
+package io.kse.extender.tools;
+
+import io.kse.policy.PolicyParser;
+import io.kse.policy.PolicyValidationException;
+import io.kse.policy.drift.LivePartition;
+import io.kse.policy.drift.LiveQos;
+import io.kse.policy.drift.SlurmDrift;
+import io.kse.policy.model.ClusterSpec;
+import io.kse.policy.model.Policy;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmConfig;
+import io.kse.slurm.SlurmException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code check-slurm}: compares a placement policy with the live Slurm configuration (partitions,
+ * and QoS from slurmdbd) through slurmrestd, and lists every difference. Reads the {@code
+ * KSE_SLURM_*} variables. Exit codes: 0 they agree, 1 differences, 2 unusable input or Slurm
+ * unreachable.
+ */
+@Command(
+    name = "check-slurm",
+    mixinStandardHelpOptions = true,
+    description = "List where the live Slurm configuration disagrees with a placement policy.")
+public final class CheckSlurm implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--policy", required = true, paramLabel = "FILE")
+  Path policyFile;
+
+  private final Map<String, String> env;
+
+  public CheckSlurm(Map<String, String> env) {
+    this.env = env;
+  }
+
+  public static void main(String[] args) {
+    System.exit(
+        run(
+            System.getenv(),
+            new PrintWriter(System.out, true),
+            new PrintWriter(System.err, true),
+            args));
+  }
+
+  public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new CheckSlurm(env));
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setExitCodeExceptionMapper(e -> 2);
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Policy policy;
+    try {
+      policy = PolicyParser.parse(Files.readString(policyFile), policyFile.toString());
+    } catch (IOException e) {
+      err.println("error: cannot read " + policyFile + ": " + e.getMessage());
+      return 2;
+    } catch (PolicyValidationException e) {
+      err.println(e.getMessage());
+      return 2;
+    }
+    SlurmConfig config;
+    try {
+      config = SlurmConfig.fromEnv(env);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+    try (SlurmClient slurm = SlurmClients.connect(config, new SimpleMeterRegistry())) {
+      List<LivePartition> parts =
+          slurm.partitions().stream()
+              .map(
+                  p ->
+                      new LivePartition(p.name(), p.priorityTier(), p.preemptMode(), p.graceTime()))
+              .toList();
+      Optional<List<LiveQos>> qos = Optional.empty();
+      if (policy.cluster().preemptMode() == ClusterSpec.PreemptMode.QOS) {
+        qos =
+            Optional.of(
+                slurm.qos().stream()
+                    .map(
+                        q ->
+                            new LiveQos(
+                                q.name(), q.preempts(), q.graceTime(), q.preemptExemptTime()))
+                    .toList());
+      }
+      List<String> diffs = SlurmDrift.differences(policy, parts, qos);
+      List<String> real = diffs.stream().filter(d -> !d.startsWith("note: ")).toList();
+      diffs.forEach(d -> out.println((d.startsWith("note: ") ? "" : "DIFF ") + d));
+      out.printf(
+          "%s vs %s (slurmrestd %s): %s%n",
+          policyFile,
+          config.url(),
+          slurm.apiVersion().id(),
+          real.isEmpty() ? "Slurm agrees with the policy" : real.size() + " difference(s)");
+      return real.isEmpty() ? 0 : 1;
+    } catch (SlurmException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+  }
+}
