@@ -39,6 +39,11 @@ public enum ApiVersion {
     return this != V0038;
   }
 
+  /** Slurm 25.11 (v0.0.44) can allocate "external" jobs that run no process. */
+  public boolean supportsExternalJobs() {
+    return this == V0044;
+  }
+
   /** URL prefix of the slurmctld endpoints of this version, e.g. {@code /slurm/v0.0.38}. */
   public String slurmPath() {
     return "/slurm/" + id;

@@ -31,6 +31,7 @@ import java.util.Set;
  * @param hold submit held (released later with an update)
  * @param workingDirectory where the placeholder's batch script runs
  * @param environment environment of the batch script (Slurm requires a non-empty one)
+ * @param shape a batch job that sleeps, or (slurmrestd v0.0.44+) a Slurm external job
  */
 public record JobSubmission(
     PlaceholderTag tag,
@@ -51,7 +52,19 @@ public record JobSubmission(
     OptionalInt nice,
     boolean hold,
     String workingDirectory,
-    Map<String, String> environment) {
+    Map<String, String> environment,
+    Shape shape) {
+
+  /** How the placeholder holds its allocation. */
+  public enum Shape {
+    /** A batch job whose script sleeps until cancelled: every Slurm version. */
+    BATCH,
+    /**
+     * An allocation without steps ({@code job/allocate} with the {@code EXTERNAL_JOB} flag): no
+     * process runs on the node; slurmrestd v0.0.44 (Slurm 25.11) only.
+     */
+    EXTERNAL
+  }
 
   /** The placeholder's batch script: it only holds the allocation until it is cancelled. */
   public static final String PLACEHOLDER_SCRIPT =
@@ -101,6 +114,7 @@ public record JobSubmission(
     private boolean hold;
     private String workingDirectory = "/tmp";
     private Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
+    private Shape shape = Shape.BATCH;
 
     private Builder(PlaceholderTag tag) {
       this.tag = tag;
@@ -196,6 +210,11 @@ public record JobSubmission(
       return this;
     }
 
+    public Builder shape(Shape v) {
+      shape = v;
+      return this;
+    }
+
     public JobSubmission build() {
       return new JobSubmission(
           tag,
@@ -216,7 +235,8 @@ public record JobSubmission(
           nice == null ? OptionalInt.empty() : OptionalInt.of(nice),
           hold,
           workingDirectory,
-          environment);
+          environment,
+          shape);
     }
 
     private static Optional<String> nonBlank(String v) {

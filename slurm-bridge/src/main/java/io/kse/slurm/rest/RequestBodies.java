@@ -79,7 +79,17 @@ final class RequestBodies {
     environment(job, s.environment());
 
     ObjectNode body = F.objectNode();
-    if (legacy()) {
+    if (s.shape() == JobSubmission.Shape.EXTERNAL) {
+      if (!version.supportsExternalJobs()) {
+        throw new SlurmRejectedException(
+            "external placeholder jobs need slurmrestd v0.0.44"
+                + " (Slurm 25.11); this server speaks "
+                + version.id()
+                + ": use the batch shape");
+      }
+      job.remove("standard_output"); // nothing runs, so nothing writes
+      job.putArray("flags").add("EXTERNAL_JOB");
+    } else if (legacy()) {
       body.put("script", JobSubmission.PLACEHOLDER_SCRIPT);
     } else {
       job.put("script", JobSubmission.PLACEHOLDER_SCRIPT);

@@ -48,7 +48,8 @@ public final class RestSlurmClient implements SlurmClient {
   @Override
   public long submit(JobSubmission job) {
     String what = "submit job for " + job.tag().namespace() + "/" + job.tag().name();
-    JsonNode resp = http.post(what, path("job/submit"), bodies.submit(job)).body();
+    String endpoint = job.shape() == JobSubmission.Shape.EXTERNAL ? "job/allocate" : "job/submit";
+    JsonNode resp = http.post(what, path(endpoint), bodies.submit(job)).body();
     long id = resp.path("job_id").asLong(resp.path("result").path("job_id").asLong(0));
     if (id <= 0) {
       // 200 without a job id: Slurm put the reason in errors[] (with a job id it is only a note,

@@ -73,6 +73,33 @@ class RequestContractTest {
   }
 
   @Test
+  void anExternalPlaceholderMatchesTheAllocateSchemaOfV0044() {
+    JsonNode body =
+        new RequestBodies(ApiVersion.V0044)
+            .submit(
+                JobSubmission.builder(TAG)
+                    .gresPerNode("gpu:h100:8")
+                    .shape(JobSubmission.Shape.EXTERNAL)
+                    .build());
+    assertThat(
+            schema(ApiVersion.V0044).validateRequest("POST", "/slurm/v0.0.44/job/allocate", body))
+        .isEmpty();
+    assertThat(body.path("job").path("flags").toString()).isEqualTo("[\"EXTERNAL_JOB\"]");
+    assertThat(body.path("job").has("script")).isFalse();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0044", mode = EnumSource.Mode.EXCLUDE)
+  void olderVersionsRefuseExternalPlaceholders(ApiVersion v) {
+    assertThatThrownBy(
+            () ->
+                new RequestBodies(v)
+                    .submit(JobSubmission.builder(TAG).shape(JobSubmission.Shape.EXTERNAL).build()))
+        .isInstanceOf(SlurmRejectedException.class)
+        .hasMessageContaining("need slurmrestd v0.0.44");
+  }
+
+  @Test
   void v0038RefusesExcludedNodesBeforeSendingAndSaysWhy() {
     assertThatThrownBy(() -> new RequestBodies(ApiVersion.V0038).submit(everything(true)))
         .isInstanceOf(SlurmRejectedException.class)

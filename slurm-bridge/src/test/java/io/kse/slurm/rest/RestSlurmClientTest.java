@@ -69,6 +69,22 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void anExternalPlaceholderIsAllocatedThroughJobAllocate() {
+    restd.on(
+        "POST /slurm/v0.0.44/job/allocate", Answer.ok(Fixtures.text("v0.0.44", "submit.json")));
+    long id =
+        client(ApiVersion.V0044)
+            .submit(
+                JobSubmission.builder(new PlaceholderTag("ns", "p", "u-1"))
+                    .shape(JobSubmission.Shape.EXTERNAL)
+                    .build());
+    assertThat(id).isEqualTo(4711);
+    assertThat(restd.requests())
+        .extracting(FakeSlurmRestd.Request::path)
+        .containsExactly("/slurm/v0.0.44/job/allocate");
+  }
+
+  @Test
   void aSubmitAnswerWithoutJobIdIsARejectionWithSlurmsReason() {
     restd.on(
         "POST /slurm/v0.0.44/job/submit",

@@ -164,6 +164,15 @@ public final class LocalSlurmCluster {
         Duration.ofSeconds(30));
   }
 
+  /** Stops slurmctld only (outage tests); {@link #startController} restarts it with its state. */
+  public void stopController() {
+    run(List.of(script().toString(), "ctld-stop", "--dir", mode.dir), Duration.ofSeconds(30));
+  }
+
+  public void startController() {
+    run(List.of(script().toString(), "ctld-start", "--dir", mode.dir), Duration.ofSeconds(60));
+  }
+
   /** Cancels every job, so tests start from an idle cluster. */
   public void cancelAll() {
     run(List.of(script().toString(), "cancel-all", "--dir", mode.dir), Duration.ofSeconds(60));
