@@ -1,0 +1,108 @@
+package io.kse.extender.filter;
+
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.lifecycle.PlaceholderState;
+import io.kse.extender.wire.FilterRequest;
+import io.kse.extender.wire.PodRef;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.SlurmStateCache;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Decides a filter call from memory only: the Slurm cache, the placeholder registry and the node
+ * mapping. It never calls Slurm or the API server; a pod without a placeholder is handed to {@code
+ * requestPlaceholder}, which submits asynchronously.
+ */
+public final class FilterService {
+  private final SlurmStateCache slurm;
+  private final PlaceholderRegistry registry;
+  private final NodeNames nodeNames;
+  private final Consumer<PodRef> requestPlaceholder;
+
+  public FilterService(
+      SlurmStateCache slurm,
+      PlaceholderRegistry registry,
+      NodeNames nodeNames,
+      Consumer<PodRef> requestPlaceholder) {
+    this.slurm = slurm;
+    this.registry = registry;
+    this.nodeNames = nodeNames;
+    this.requestPlaceholder = requestPlaceholder;
+  }
+
+  public FilterVerdict filter(FilterRequest req) {
+    PodRef pod = req.pod();
+    Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
+    Optional<PlaceholderState> state = registry.get(pod.uid());
+    if (state.isPresent() && state.get() instanceof PlaceholderState.Rejected r) {
+      return none("kse: rejected by the placement policy: " + r.reason(), "policy_rejected");
+    }
+    if (job.isEmpty()) {
+      return withoutJob(pod, state);
+    }
+    SlurmJob j = job.get();
+    if (j.isAllocated()) {
+      List<String> allocated = new ArrayList<>();
+      for (String n : j.nodes()) {
+        allocated.add(nodeNames.kubernetes(n));
+      }
+      List<String> passing = new ArrayList<>();
+      for (String n : allocated) {
+        if (req.nodeNames().contains(n)) {
+          passing.add(n);
+        }
+      }
+      if (passing.isEmpty()) {
+        return none(
+            "kse: Slurm allocated "
+                + String.join(",", allocated)
+                + " to this pod, which is not"
+                + " among the candidate nodes",
+            "allocated_elsewhere");
+      }
+      return new FilterVerdict(
+          passing,
+          "kse: Slurm allocated " + String.join(",", allocated) + " to this pod",
+          "allocated");
+    }
+    if (j.state().isFinal()) {
+      // the placeholder ended before the pod was bound (preempted, cancelled…): submit anew
+      requestPlaceholder.accept(pod);
+      return none(
+          "kse: Slurm job "
+              + j.id()
+              + " ended ("
+              + j.state()
+              + ") before the pod was bound;"
+              + " submitting a new placeholder",
+          "job_ended");
+    }
+    if (j.state() == JobState.PENDING) {
+      return none("kse: waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")", "pending");
+    }
+    return none("kse: Slurm job " + j.id() + " is " + j.state(), "not_running");
+  }
+
+  private FilterVerdict withoutJob(PodRef pod, Optional<PlaceholderState> state) {
+    if (state.isPresent() && state.get() instanceof PlaceholderState.Submitted s) {
+      // submitted, the cache has not seen it yet
+      return none("kse: waiting for Slurm job " + s.jobId() + " (submitted)", "pending");
+    }
+    if (state.isPresent() && state.get() instanceof PlaceholderState.SubmitFailed f) {
+      requestPlaceholder.accept(pod); // retried once its backoff has passed
+      return none(
+          "kse: the Slurm placeholder could not be submitted: " + f.reason(), "submit_failed");
+    }
+    requestPlaceholder.accept(pod);
+    return none("kse: waiting for the Slurm placeholder to be submitted", "not_submitted");
+  }
+
+  private static FilterVerdict none(String reason, String code) {
+    return new FilterVerdict(List.of(), reason, code);
+  }
+}

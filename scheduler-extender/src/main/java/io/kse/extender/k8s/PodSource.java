@@ -1,0 +1,13 @@
+package io.kse.extender.k8s;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import java.util.Optional;
+
+/** Pods as the informer sees them (no API call). */
+public interface PodSource {
+  Optional<Pod> pod(String namespace, String name);
+
+  /** Every pod of our scheduler name the informer holds. */
+  List<Pod> pods();
+}

@@ -1,0 +1,21 @@
+package io.kse.extender.k8s;
+
+/** Annotation keys and Event reasons this extender writes. */
+public final class WellKnown {
+  /** The Slurm job id of the pod's placeholder. */
+  public static final String JOB_ANNOTATION = "kse.io/slurm-job";
+
+  /** The node Slurm allocated (written when the pod is woken). */
+  public static final String NODE_ANNOTATION = "kse.io/slurm-node";
+
+  public static final String SUBMITTED = "SlurmJobSubmitted";
+  public static final String SUBMIT_FAILED = "SlurmJobSubmitFailed";
+  public static final String REJECTED = "PlacementRejected";
+  public static final String ALLOCATED = "AllocatedBySlurm";
+  public static final String BOUND = "BoundToSlurmNode";
+  public static final String BIND_FAILED = "BindFailed";
+  public static final String JOB_ENDED = "SlurmJobEnded";
+  public static final String EVICTED = "EvictedBySlurm";
+
+  private WellKnown() {}
+}

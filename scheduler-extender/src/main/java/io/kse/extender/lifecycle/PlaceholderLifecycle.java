@@ -1,0 +1,345 @@
+package io.kse.extender.lifecycle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodSource;
+import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.wire.PodRef;
+import io.kse.policy.Decision;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PodFacts;
+import io.kse.policy.PodManifest;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmException;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmRejectedException;
+import io.kse.slurm.cache.JobChange;
+import io.kse.slurm.cache.SlurmStateCache;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each pod's placeholder job alive exactly as long as the pod: submits it when the pod
+ * appears (idempotent by pod UID), wakes the pod when Slurm allocates, cancels the job when the pod
+ * goes, and evicts a bound pod whose job ended. Slurm and API calls run on {@code workers}, never
+ * on the caller's thread.
+ */
+public final class PlaceholderLifecycle {
+  private static final Logger LOG = LoggerFactory.getLogger(PlaceholderLifecycle.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+
+  private final SlurmClient slurm;
+  private final SlurmStateCache cache;
+  private final Supplier<PlacementPolicy> policy;
+  private final PreemptionLedger ledger;
+  private final PlaceholderRegistry registry;
+  private final PodSource pods;
+  private final PodActions actions;
+  private final NodeNames nodeNames;
+  private final Clock clock;
+  private final ExecutorService workers;
+  private final String workDir;
+  private final JobSubmission.Shape shape;
+
+  public PlaceholderLifecycle(
+      SlurmClient slurm,
+      SlurmStateCache cache,
+      Supplier<PlacementPolicy> policy,
+      PreemptionLedger ledger,
+      PlaceholderRegistry registry,
+      PodSource pods,
+      PodActions actions,
+      NodeNames nodeNames,
+      Clock clock,
+      ExecutorService workers,
+      String workDir,
+      JobSubmission.Shape shape) {
+    this.slurm = slurm;
+    this.cache = cache;
+    this.policy = policy;
+    this.ledger = ledger;
+    this.registry = registry;
+    this.pods = pods;
+    this.actions = actions;
+    this.nodeNames = nodeNames;
+    this.clock = clock;
+    this.workers = workers;
+    this.workDir = workDir;
+    this.shape = shape;
+  }
+
+  /** Non-blocking: makes sure a placeholder exists or is being submitted for the pod. */
+  public void requestPlaceholder(PodRef ref) {
+    Instant now = clock.instant();
+    boolean mine =
+        registry.claim(
+            ref.uid(),
+            new PlaceholderState.Submitting(now),
+            old ->
+                old instanceof PlaceholderState.SubmitFailed f && !now.isBefore(f.retryAt())
+                    || old instanceof PlaceholderState.Submitted s && endedOrGone(s.jobId()));
+    if (!mine) {
+      return;
+    }
+    try {
+      workers.execute(() -> submit(ref));
+    } catch (RejectedExecutionException e) {
+      registry.remove(ref.uid()); // shutting down; the next filter call asks again
+    }
+  }
+
+  private boolean endedOrGone(long jobId) {
+    return cache.job(jobId).map(j -> j.state().isFinal()).orElse(false);
+  }
+
+  /** The pod appeared or changed in the informer. */
+  public void onPod(Pod pod) {
+    PodRef ref = ref(pod);
+    if (isTerminal(pod)) {
+      release(ref, "pod " + pod.getStatus().getPhase());
+    } else if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
+      if (pod.getMetadata().getDeletionTimestamp() == null) {
+        requestPlaceholder(ref);
+      }
+    }
+  }
+
+  /** The pod was deleted. */
+  public void onPodDeleted(Pod pod) {
+    release(ref(pod), "pod deleted");
+  }
+
+  private void release(PodRef ref, String why) {
+    registry.remove(ref.uid());
+    cache
+        .jobForPod(ref.uid())
+        .filter(j -> !j.state().isFinal())
+        .ifPresent(
+            j ->
+                workers.execute(
+                    () -> {
+                      try {
+                        slurm.cancel(j.id());
+                        LOG.info(
+                            "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
+                            ref,
+                            ref.uid(),
+                            j.id(),
+                            why);
+                      } catch (SlurmException e) {
+                        LOG.warn(
+                            "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
+                            ref,
+                            ref.uid(),
+                            j.id(),
+                            e.getMessage());
+                      }
+                    }));
+  }
+
+  private void submit(PodRef ref) {
+    Optional<Pod> pod = pods.pod(ref.namespace(), ref.name());
+    if (pod.isEmpty() || !ref.uid().equals(pod.get().getMetadata().getUid())) {
+      registry.remove(ref.uid()); // not (yet) in the informer: its add event will ask again
+      return;
+    }
+    Optional<SlurmJob> live = cache.jobForPod(ref.uid()).filter(j -> !j.state().isFinal());
+    if (live.isPresent()) { // adopted after a restart, or submitted by an earlier call
+      registry.put(
+          ref.uid(), new PlaceholderState.Submitted(live.get().id(), "?", clock.instant()));
+      return;
+    }
+    PodFacts facts;
+    try {
+      facts = PodManifest.facts(JSON.valueToTree(pod.get()));
+    } catch (IllegalArgumentException e) {
+      reject(ref, "unreadable pod: " + e.getMessage());
+      return;
+    }
+    Decision d = policy.get().decide(facts, ledger, clock.instant());
+    if (d instanceof Decision.Reject r) {
+      reject(ref, r.reason());
+      return;
+    }
+    Decision.Place place = (Decision.Place) d;
+    try {
+      JobSubmission s = Placeholders.toSubmission(ref, place.job(), workDir, shape);
+      long id = slurm.submit(s);
+      registry.put(ref.uid(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
+      LOG.info(
+          "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}",
+          ref,
+          ref.uid(),
+          id,
+          place.tier(),
+          place.job().partition().orElse("-"),
+          place.job().qos().orElse("-"),
+          place.job().gresPerNode().orElse("-"));
+      actions.event(
+          ref,
+          false,
+          WellKnown.SUBMITTED,
+          "placeholder submitted as Slurm job "
+              + id
+              + " (tier "
+              + place.tier()
+              + place.job().partition().map(p -> ", partition " + p).orElse("")
+              + place.job().qos().map(q -> ", qos " + q).orElse("")
+              + ")");
+    } catch (IllegalArgumentException | SlurmRejectedException e) {
+      reject(ref, e.getMessage());
+    } catch (SlurmException e) {
+      int attempts =
+          1
+              + registry
+                  .get(ref.uid())
+                  .filter(PlaceholderState.SubmitFailed.class::isInstance)
+                  .map(x -> ((PlaceholderState.SubmitFailed) x).attempts())
+                  .orElse(0);
+      Duration backoff =
+          Duration.ofSeconds(Math.min(MAX_BACKOFF.getSeconds(), 1L << Math.min(6, attempts)));
+      registry.put(
+          ref.uid(),
+          new PlaceholderState.SubmitFailed(
+              "Slurm unavailable", clock.instant().plus(backoff), attempts));
+      LOG.warn(
+          "placeholder_submit_failed pod={} uid={} attempt={} retryInMs={} error={}",
+          ref,
+          ref.uid(),
+          attempts,
+          backoff.toMillis(),
+          e.getMessage());
+      actions.event(
+          ref,
+          true,
+          WellKnown.SUBMIT_FAILED,
+          "could not submit the Slurm placeholder (attempt "
+              + attempts
+              + ", retrying): "
+              + e.getMessage());
+    }
+  }
+
+  private void reject(PodRef ref, String reason) {
+    registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
+    LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
+    actions.event(ref, true, WellKnown.REJECTED, reason);
+  }
+
+  /** A Slurm job changed (cache listener, poller thread): react for placeholders only. */
+  public void onJobChange(JobChange change) {
+    SlurmJob job = change.after().or(change::before).orElseThrow();
+    Optional<PlaceholderTag> tag = job.placeholder();
+    if (tag.isEmpty()) {
+      return;
+    }
+    PodRef ref = new PodRef(tag.get().namespace(), tag.get().name(), tag.get().uid());
+    Optional<Pod> pod =
+        pods.pod(ref.namespace(), ref.name())
+            .filter(p -> ref.uid().equals(p.getMetadata().getUid()));
+    if (change.started()) {
+      String node = nodeNames.kubernetes(job.nodes().get(0));
+      if (pod.isEmpty()) {
+        workers.execute(() -> cancelOrphan(ref, job.id()));
+        return;
+      }
+      LOG.info(
+          "placeholder_allocated pod={} uid={} slurmJob={} nodes={}",
+          ref,
+          ref.uid(),
+          job.id(),
+          job.nodes());
+      workers.execute(
+          () -> {
+            actions.event(
+                ref,
+                false,
+                WellKnown.ALLOCATED,
+                "Slurm job " + job.id() + " allocated node " + node);
+            actions.wake(ref, node, job.id());
+          });
+    } else if (change
+            .after()
+            .map(
+                j ->
+                    j.state().isFinal()
+                        || j.restartCount() > change.before().map(SlurmJob::restartCount).orElse(0))
+            .orElse(false)
+        && change.before().map(SlurmJob::isAllocated).orElse(false)) {
+      // the placeholder lost its allocation: preempted, cancelled, timed out, node failed
+      boolean bound =
+          pod.map(p -> p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty())
+              .orElse(false);
+      String what = "Slurm job " + job.id() + " " + describeEnd(change.after().get());
+      if (bound) {
+        LOG.info(
+            "placeholder_lost pod={} uid={} slurmJob={} action=evict reason=\"{}\"",
+            ref,
+            ref.uid(),
+            job.id(),
+            what);
+        workers.execute(
+            () -> {
+              actions.event(ref, true, WellKnown.JOB_ENDED, what + "; evicting the pod");
+              actions.evict(ref, what);
+            });
+      } else if (pod.isPresent()) {
+        registry.remove(ref.uid());
+        LOG.info(
+            "placeholder_lost pod={} uid={} slurmJob={} action=resubmit reason=\"{}\"",
+            ref,
+            ref.uid(),
+            job.id(),
+            what);
+        if (!change.after().get().state().isFinal()) {
+          workers.execute(
+              () -> cancelQuietly(job.id())); // a requeued placeholder must not come back later
+        }
+        requestPlaceholder(ref);
+      }
+    }
+  }
+
+  private static String describeEnd(SlurmJob j) {
+    if (!j.state().isFinal()) {
+      return "was preempted and requeued (" + j.stateReason() + ")";
+    }
+    return "ended: " + j.state();
+  }
+
+  private void cancelOrphan(PodRef ref, long jobId) {
+    LOG.info("placeholder_orphan pod={} uid={} slurmJob={} action=cancel", ref, ref.uid(), jobId);
+    cancelQuietly(jobId);
+  }
+
+  private void cancelQuietly(long jobId) {
+    try {
+      slurm.cancel(jobId);
+    } catch (SlurmException e) {
+      LOG.warn("placeholder_cancel_failed slurmJob={} error={}", jobId, e.getMessage());
+    }
+  }
+
+  static PodRef ref(Pod p) {
+    return new PodRef(
+        p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid());
+  }
+
+  static boolean isTerminal(Pod p) {
+    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+}

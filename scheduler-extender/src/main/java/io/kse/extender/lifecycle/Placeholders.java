@@ -1,0 +1,44 @@
+package io.kse.extender.lifecycle;
+
+import io.kse.extender.wire.PodRef;
+import io.kse.policy.JobSpec;
+import io.kse.policy.TopologyRequest;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import java.util.Map;
+
+/** The policy's job spec in the bridge's terms. */
+public final class Placeholders {
+  private Placeholders() {}
+
+  public static JobSubmission toSubmission(
+      PodRef pod, JobSpec spec, String workDir, JobSubmission.Shape shape) {
+    if (!(spec.topology() instanceof TopologyRequest.None)) {
+      throw new IllegalArgumentException(
+          "the slurm bridge cannot request "
+              + spec.topology()
+              + " yet; use kse.io/topology=nvlink-domain");
+    }
+    JobSubmission.Builder b =
+        JobSubmission.builder(new PlaceholderTag(pod.namespace(), pod.name(), pod.uid()))
+            .nodes(spec.nodes())
+            .cpusPerNode(spec.cpusPerNode())
+            .memoryPerNodeMb(spec.memoryPerNodeMb())
+            .exclusive(spec.exclusive())
+            .workingDirectory(workDir)
+            .environment(
+                Map.of("PATH", "/usr/bin:/bin", "KSE_POD", pod.namespace() + "/" + pod.name()))
+            .shape(shape);
+    spec.partition().ifPresent(b::partition);
+    spec.qos().ifPresent(b::qos);
+    spec.account().ifPresent(b::account);
+    spec.gresPerNode().ifPresent(b::gresPerNode);
+    spec.timeLimitMinutes().ifPresent(b::timeLimitMinutes);
+    spec.constraint().ifPresent(b::constraints);
+    spec.reservation().ifPresent(b::reservation);
+    spec.licenses().ifPresent(b::licenses);
+    spec.priority().ifPresent(b::priority);
+    spec.nice().ifPresent(b::nice);
+    return b.build();
+  }
+}

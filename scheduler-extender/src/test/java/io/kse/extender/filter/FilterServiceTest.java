@@ -1,0 +1,126 @@
+package io.kse.extender.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.lifecycle.PlaceholderState;
+import io.kse.extender.wire.FilterRequest;
+import io.kse.extender.wire.PodRef;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FilterServiceTest {
+  static final PodRef POD = new PodRef("serving", "llm-0", "uid-1");
+  final FakeSlurmClient slurm = new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
+  final SlurmStateCache cache =
+      new SlurmStateCache(
+          slurm,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Clock.systemUTC(),
+          new SimpleMeterRegistry());
+  final PlaceholderRegistry registry = new PlaceholderRegistry();
+  final NodeNames names = new NodeNames();
+  final List<PodRef> requested = new ArrayList<>();
+  final FilterService service = new FilterService(cache, registry, names, requested::add);
+
+  static FilterRequest request(String... nodes) {
+    return new FilterRequest(POD, "slurm-inference", Map.of(), List.of(nodes), Map.of(), false);
+  }
+
+  long submit() {
+    return slurm.submit(
+        JobSubmission.builder(new PlaceholderTag(POD.namespace(), POD.name(), POD.uid())).build());
+  }
+
+  @Test
+  void aPodWithoutPlaceholderAsksForOneAndWaits() {
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0", "gpu-node-1"));
+    assertThat(v.passing()).isEmpty();
+    assertThat(v.code()).isEqualTo("not_submitted");
+    assertThat(requested).containsExactly(POD);
+  }
+
+  @Test
+  void aSubmittedJobTheCacheHasNotSeenYetIsPending() {
+    registry.put(POD.uid(), new PlaceholderState.Submitted(42, "inference", Instant.now()));
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0"));
+    assertThat(v.reason()).isEqualTo("kse: waiting for Slurm job 42 (submitted)");
+    assertThat(requested).isEmpty();
+  }
+
+  @Test
+  void aPendingJobRejectsEveryNodeWithSlurmsReason() {
+    long id = submit();
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0", "gpu-node-1"));
+    assertThat(v.passing()).isEmpty();
+    assertThat(v.reason()).isEqualTo("kse: waiting for Slurm job " + id + " (Priority)");
+  }
+
+  @Test
+  void onlyTheAllocatedNodePasses() {
+    long id = submit();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0", "gpu-node-1"));
+    assertThat(v.passing()).containsExactly("gpu-node-1");
+    assertThat(v.code()).isEqualTo("allocated");
+  }
+
+  @Test
+  void anAllocatedNodeMissingFromTheCandidatesIsExplained() {
+    long id = submit();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0"));
+    assertThat(v.passing()).isEmpty();
+    assertThat(v.reason())
+        .contains("allocated gpu-node-1 to this pod, which is not among the candidate nodes");
+  }
+
+  @Test
+  void mapsSlurmNodesToKubernetesNodesByLabel() {
+    names.observe("k8s-a", "gpu-node-1");
+    long id = submit();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(service.filter(request("k8s-a", "gpu-node-0")).passing()).containsExactly("k8s-a");
+  }
+
+  @Test
+  void aPlaceholderThatEndedBeforeBindingIsReplaced() {
+    long id = submit();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    slurm.end(id, JobState.PREEMPTED);
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-1"));
+    assertThat(v.passing()).isEmpty();
+    assertThat(v.code()).isEqualTo("job_ended");
+    assertThat(requested).containsExactly(POD);
+  }
+
+  @Test
+  void aPolicyRejectionIsStableAndFinal() {
+    registry.put(POD.uid(), new PlaceholderState.Rejected("annotation kse.io/qos is not allowed"));
+    cache.pollOnce();
+    FilterVerdict v = service.filter(request("gpu-node-0"));
+    assertThat(v.reason())
+        .isEqualTo("kse: rejected by the placement policy: annotation kse.io/qos is not allowed");
+    assertThat(requested).isEmpty();
+  }
+}
