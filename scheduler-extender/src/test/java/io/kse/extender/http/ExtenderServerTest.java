@@ -1,0 +1,221 @@
+package io.kse.extender.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kse.extender.filter.BindService;
+import io.kse.extender.filter.FilterService;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.wire.PodRef;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The routes over real HTTP (Vert.x on a free loopback port, JDK client). */
+class ExtenderServerTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final String UID = "6f1c2d3e-0000-4000-8000-000000000001";
+  static Vertx vertx;
+  static HttpServer server;
+  static final FakeSlurmClient slurm =
+      new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
+  static final SlurmStateCache cache =
+      new SlurmStateCache(
+          slurm,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Clock.systemUTC(),
+          new SimpleMeterRegistry());
+  static final List<String> binds = new ArrayList<>();
+  static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  static PodBinder.Result bindResult = PodBinder.Result.BOUND;
+  static final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @BeforeAll
+  static void start() throws Exception {
+    PlaceholderRegistry reg = new PlaceholderRegistry();
+    NodeNames names = new NodeNames();
+    PodActions noActions =
+        new PodActions() {
+          @Override
+          public void event(PodRef pod, boolean warning, String reason, String message) {}
+
+          @Override
+          public void wake(PodRef pod, String node, long jobId) {}
+
+          @Override
+          public void evict(PodRef pod, String reason) {}
+        };
+    PodBinder binder =
+        (pod, node) -> {
+          binds.add(pod + "@" + node);
+          return new PodBinder.Outcome(bindResult, bindResult.name());
+        };
+    ExtenderServer s =
+        new ExtenderServer(
+            new FilterService(cache, reg, names, p -> {}),
+            new BindService(cache, names, binder, noActions, p -> {}),
+            new ExtenderMetrics(registry),
+            cache::synced,
+            () -> "# metrics\nkse_up 1\n",
+            p ->
+                p.name().equals("llm-0")
+                    ? Optional.of(JSON.createObjectNode().put("tier", "inference"))
+                    : Optional.empty(),
+            64 * 1024);
+    vertx = Vertx.vertx();
+    server =
+        vertx
+            .createHttpServer()
+            .requestHandler(s.router(vertx))
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @BeforeEach
+  void reset() {
+    binds.clear();
+    bindResult = PodBinder.Result.BOUND;
+  }
+
+  static HttpResponse<String> call(String method, String path, String body) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.actualPort() + path));
+    b.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body));
+    return http.send(
+        b.header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static String args(String... nodes) throws Exception {
+    return "{\"Pod\":{\"metadata\":{\"name\":\"llm-0\",\"namespace\":\"serving\",\"uid\":\""
+        + UID
+        + "\"}},"
+        + "\"Nodes\":null,\"NodeNames\":"
+        + JSON.writeValueAsString(List.of(nodes))
+        + "}";
+  }
+
+  static long allocated(String node) {
+    long id =
+        slurm.submit(JobSubmission.builder(new PlaceholderTag("serving", "llm-0", UID)).build());
+    slurm.allocate(id, List.of(node));
+    cache.pollOnce();
+    return id;
+  }
+
+  @Test
+  void filtersToTheAllocatedNodeAndScoresIt() throws Exception {
+    allocated("gpu-node-1");
+    JsonNode f = JSON.readTree(call("POST", "/filter", args("gpu-node-0", "gpu-node-1")).body());
+    assertThat(f.get("NodeNames").toString()).isEqualTo("[\"gpu-node-1\"]");
+    assertThat(f.get("FailedAndUnresolvableNodes").get("gpu-node-0").asText())
+        .contains("Slurm allocated gpu-node-1");
+    JsonNode p =
+        JSON.readTree(call("POST", "/prioritize", args("gpu-node-0", "gpu-node-1")).body());
+    assertThat(p.toString())
+        .isEqualTo(
+            "[{\"Host\":\"gpu-node-0\",\"Score\":0},{\"Host\":\"gpu-node-1\",\"Score\":10}]");
+    assertThat(registry.get("kse.filter.duration").tag("outcome", "allocated").timer().count())
+        .isPositive();
+  }
+
+  @Test
+  void preemptionIsOnlyAllowedOnTheAllocatedNode() throws Exception {
+    allocated("gpu-node-1");
+    String body =
+        "{\"Pod\":{\"metadata\":{\"name\":\"llm-0\",\"namespace\":\"serving\",\"uid\":\""
+            + UID
+            + "\"}},"
+            + "\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+            + "\"gpu-node-0\":{\"Pods\":[{\"UID\":\"a\"}],\"NumPDBViolations\":0},"
+            + "\"gpu-node-1\":{\"Pods\":[{\"UID\":\"b\"},{\"UID\":\"c\"}],\"NumPDBViolations\":1}}}";
+    JsonNode r = JSON.readTree(call("POST", "/preempt", body).body());
+    assertThat(r.toString())
+        .isEqualTo(
+            "{\"NodeNameToMetaVictims\":{\"gpu-node-1\":{\"Pods\":[{\"UID\":\"b\"},{\"UID\":\"c\"}],\"NumPDBViolations\":1}}}");
+  }
+
+  @Test
+  void bindsOnlyWhereSlurmAllocated() throws Exception {
+    allocated("gpu-node-1");
+    String ok =
+        "{\"PodName\":\"llm-0\",\"PodNamespace\":\"serving\",\"PodUID\":\""
+            + UID
+            + "\",\"Node\":\"gpu-node-1\"}";
+    assertThat(JSON.readTree(call("POST", "/bind", ok).body()).get("Error").asText()).isEmpty();
+    assertThat(binds).containsExactly("serving/llm-0@gpu-node-1");
+    String wrong = ok.replace("gpu-node-1", "gpu-node-0");
+    assertThat(JSON.readTree(call("POST", "/bind", wrong).body()).get("Error").asText())
+        .contains("refusing to bind serving/llm-0 to gpu-node-0");
+    assertThat(binds).hasSize(1);
+    bindResult = PodBinder.Result.POD_GONE;
+    assertThat(JSON.readTree(call("POST", "/bind", ok).body()).get("Error").asText())
+        .isEqualTo("kse: POD_GONE");
+  }
+
+  @Test
+  void badInputGets400NamingTheProblem() throws Exception {
+    HttpResponse<String> r = call("POST", "/filter", "{\"NodeNames\":[]}");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(r.body()).get("message").asText())
+        .isEqualTo("ExtenderArgs.Pod is missing");
+    assertThat(call("POST", "/filter", "not json").statusCode()).isEqualTo(400);
+    assertThat(call("POST", "/bind", "{\"PodName\":\"x\"}").body())
+        .contains("needs PodName, PodUID and Node");
+    HttpResponse<String> big = call("POST", "/filter", "{\"x\":\"" + "a".repeat(70 * 1024) + "\"}");
+    assertThat(big.statusCode()).isEqualTo(400);
+    assertThat(big.body()).contains("request body exceeds 65536 bytes");
+    assertThat(registry.get("kse.bad.requests").tag("verb", "filter").counter().count())
+        .isGreaterThanOrEqualTo(2);
+    // and the service still answers
+    assertThat(call("GET", "/healthz", null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void healthReadinessMetricsExplainAndUnknownRoutes() throws Exception {
+    cache.pollOnce();
+    assertThat(call("GET", "/readyz", null).statusCode()).isEqualTo(200);
+    assertThat(call("GET", "/metrics", null).body()).contains("kse_up 1");
+    assertThat(call("GET", "/explain/serving/llm-0", null).body())
+        .contains("\"tier\" : \"inference\"");
+    assertThat(call("GET", "/explain/serving/nope", null).statusCode()).isEqualTo(404);
+    HttpResponse<String> r = call("GET", "/nope", null);
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.body()).contains("no route GET /nope");
+  }
+}

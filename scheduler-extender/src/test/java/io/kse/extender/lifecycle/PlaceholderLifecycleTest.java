@@ -1,0 +1,279 @@
+package io.kse.extender.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodSource;
+import io.kse.extender.wire.PodRef;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PolicyParser;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class PlaceholderLifecycleTest {
+  static final String POLICY =
+      """
+      apiVersion: kse.io/v1alpha1
+      kind: PlacementPolicy
+      cluster: {preemptMode: partition, gpuGres: gpu, gpuType: h100}
+      defaultTier: inference
+      tiers:
+        - name: inference
+          slurm: {partition: inference}
+          mayPreempt: [training]
+        - name: training
+          slurm: {partition: training}
+          preemptible: true
+      """;
+
+  final FakeSlurmClient slurm = new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
+  final SlurmStateCache cache =
+      new SlurmStateCache(
+          slurm,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Clock.systemUTC(),
+          new SimpleMeterRegistry());
+  final PlaceholderRegistry registry = new PlaceholderRegistry();
+  final Map<String, Pod> pods = new ConcurrentHashMap<>();
+  final List<String> actions = new ArrayList<>();
+  final PlaceholderLifecycle lifecycle =
+      new PlaceholderLifecycle(
+          slurm,
+          cache,
+          () -> new PlacementPolicy(PolicyParser.parse(POLICY, "test")),
+          new PreemptionLedger(),
+          registry,
+          new PodSource() {
+            @Override
+            public Optional<Pod> pod(String ns, String name) {
+              return Optional.ofNullable(pods.get(ns + "/" + name));
+            }
+
+            @Override
+            public List<Pod> pods() {
+              return List.copyOf(pods.values());
+            }
+          },
+          new PodActions() {
+            @Override
+            public void event(PodRef pod, boolean warning, String reason, String message) {
+              actions.add("event " + reason + ": " + message);
+            }
+
+            @Override
+            public void wake(PodRef pod, String node, long jobId) {
+              actions.add("wake " + pod + " -> " + node);
+            }
+
+            @Override
+            public void evict(PodRef pod, String reason) {
+              actions.add("evict " + pod + ": " + reason);
+            }
+          },
+          new NodeNames(),
+          Clock.systemUTC(),
+          new DirectExecutor(),
+          "/tmp",
+          JobSubmission.Shape.BATCH);
+
+  {
+    cache.addJobListener(lifecycle::onJobChange);
+  }
+
+  /** Runs tasks on the calling thread, so tests see their effects at once. */
+  static final class DirectExecutor extends AbstractExecutorService {
+    @Override
+    public void execute(Runnable r) {
+      r.run();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long t, TimeUnit u) {
+      return true;
+    }
+  }
+
+  Pod pod(String name, String uid, Map<String, String> annotations) {
+    Pod p =
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace("serving")
+            .withName(name)
+            .withUid(uid)
+            .withAnnotations(annotations)
+            .endMetadata()
+            .withNewSpec()
+            .withSchedulerName("slurm-inference")
+            .addNewContainer()
+            .withName("c")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("3"))
+            .addToRequests("memory", new Quantity("2Gi"))
+            .addToRequests("nvidia.com/gpu", new Quantity("4"))
+            .endResources()
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Pending")
+            .endStatus()
+            .build();
+    pods.put("serving/" + name, p);
+    return p;
+  }
+
+  @Test
+  void submitsOnePlaceholderPerPodWhateverHowOftenAsked() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    lifecycle.requestPlaceholder(PlaceholderLifecycle.ref(p));
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).hasSize(1);
+    JobSubmission s = slurm.submissions().get(0);
+    assertThat(s.partition()).contains("inference");
+    assertThat(s.gresPerNode()).contains("gpu:h100:4");
+    assertThat(s.cpusPerNode()).isEqualTo(3);
+    assertThat(s.memoryPerNodeMb()).isEqualTo(2048);
+    assertThat(s.tag().uid()).isEqualTo("uid-1");
+    assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Submitted.class);
+    assertThat(actions)
+        .anySatisfy(
+            a ->
+                assertThat(a)
+                    .startsWith("event SlurmJobSubmitted: placeholder submitted as Slurm job"));
+  }
+
+  @Test
+  void aPolicyRejectionIsRecordedAndExplained() {
+    lifecycle.onPod(pod("llm-0", "uid-1", Map.of("kse.io/topology", "ring")));
+    assertThat(slurm.submissions()).isEmpty();
+    assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Rejected.class);
+    assertThat(actions)
+        .containsExactly(
+            "event PlacementRejected: annotation kse.io/topology=ring is not a topology; use none or nvlink-domain");
+  }
+
+  @Test
+  void aSlurmOutageBacksOffAndIsRetriedLater() {
+    slurm.failWith(FakeSlurmClient.outage());
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    assertThat(registry.get("uid-1"))
+        .get()
+        .isInstanceOfSatisfying(
+            PlaceholderState.SubmitFailed.class, f -> assertThat(f.attempts()).isEqualTo(1));
+    slurm.failWith(null);
+    lifecycle.onPod(p); // still inside the backoff
+    assertThat(slurm.submissions()).isEmpty();
+    registry.put(
+        "uid-1",
+        new PlaceholderState.SubmitFailed("x", java.time.Instant.now().minusSeconds(1), 1));
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).hasSize(1);
+  }
+
+  @Test
+  void wakesThePodWhenSlurmAllocatesAndCancelsTheJobWhenThePodGoes() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    cache.pollOnce();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(actions)
+        .contains(
+            "event AllocatedBySlurm: Slurm job " + id + " allocated node gpu-node-1",
+            "wake serving/llm-0 -> gpu-node-1");
+    lifecycle.onPodDeleted(p);
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    assertThat(registry.get("uid-1")).isEmpty();
+  }
+
+  @Test
+  void evictsABoundPodWhosePlaceholderWasPreempted() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    p.getSpec().setNodeName("gpu-node-1");
+    slurm.requeue(id);
+    cache.pollOnce();
+    assertThat(actions)
+        .contains(
+            "evict serving/llm-0: Slurm job " + id + " was preempted and requeued (BeginTime)");
+  }
+
+  @Test
+  void resubmitsForAPendingPodWhosePlaceholderWasPreempted() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    slurm.end(id, JobState.PREEMPTED);
+    cache.pollOnce();
+    assertThat(slurm.submissions()).hasSize(2);
+    assertThat(actions).noneMatch(a -> a.startsWith("evict"));
+  }
+
+  @Test
+  void cancelsAPlaceholderWhosePodNoLongerExists() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    cache.pollOnce();
+    pods.clear();
+    slurm.allocate(id, List.of("gpu-node-0"));
+    cache.pollOnce();
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+  }
+
+  @Test
+  void aTerminalPodReleasesItsPlaceholder() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    cache.pollOnce();
+    p.getStatus().setPhase("Succeeded");
+    lifecycle.onPod(p);
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+  }
+}
