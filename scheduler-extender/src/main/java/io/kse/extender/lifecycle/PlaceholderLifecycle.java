@@ -122,7 +122,8 @@ public final class PlaceholderLifecycle {
     release(ref(pod), "pod deleted");
   }
 
-  private void release(PodRef ref, String why) {
+  /** Cancels the pod's placeholder (the pod is gone, terminal, or was replaced). */
+  public void release(PodRef ref, String why) {
     registry.remove(ref.uid());
     cache
         .jobForPod(ref.uid())
@@ -237,6 +238,25 @@ public final class PlaceholderLifecycle {
     registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
     LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
     actions.event(ref, true, WellKnown.REJECTED, reason);
+  }
+
+  /**
+   * After a restart: cancels live placeholder jobs whose pod no longer exists. Pods that do exist
+   * are adopted by {@link #requestPlaceholder} finding their job in the cache.
+   */
+  public int cancelOrphans() {
+    java.util.Set<String> uids = new java.util.HashSet<>();
+    pods.pods().forEach(p -> uids.add(p.getMetadata().getUid()));
+    int n = 0;
+    for (SlurmJob j : cache.snapshot().jobs().values()) {
+      Optional<PlaceholderTag> tag = j.placeholder();
+      if (tag.isPresent() && !j.state().isFinal() && !uids.contains(tag.get().uid())) {
+        PodRef ref = new PodRef(tag.get().namespace(), tag.get().name(), tag.get().uid());
+        workers.execute(() -> cancelOrphan(ref, j.id()));
+        n++;
+      }
+    }
+    return n;
   }
 
   /** A Slurm job changed (cache listener, poller thread): react for placeholders only. */

@@ -1,0 +1,175 @@
+package io.kse.extender;
+
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.SlurmConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Everything the service reads at start, from {@code KSE_*} environment variables (the Slurm ones
+ * via {@link SlurmConfig}). Every problem is reported at once; unknown {@code KSE_*} names are
+ * errors so a typo does not pass silently.
+ */
+public record ExtenderConfig(
+    String host,
+    int port,
+    String schedulerName,
+    Path policyFile,
+    Duration policyReload,
+    long bodyLimitBytes,
+    String placeholderWorkDir,
+    JobSubmission.Shape placeholderShape,
+    int workers,
+    Optional<String> kubeNamespace,
+    boolean podFieldSelector,
+    SlurmConfig slurm) {
+
+  public static final Map<String, String> VARIABLES = variables();
+
+  private static Map<String, String> variables() {
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put("KSE_HTTP_HOST", "listen address (default 0.0.0.0)");
+    v.put("KSE_HTTP_PORT", "listen port (default 8888)");
+    v.put(
+        "KSE_SCHEDULER_NAME",
+        "schedulerName of the pods this extender handles (default slurm-inference)");
+    v.put("KSE_POLICY_FILE", "the placement policy YAML (required), e.g. a mounted ConfigMap");
+    v.put(
+        "KSE_POLICY_RELOAD_MS", "how often the policy file is checked for changes (default 5000)");
+    v.put("KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted (default 16777216)");
+    v.put(
+        "KSE_PLACEHOLDER_WORKDIR",
+        "working directory of placeholder jobs on Slurm nodes (default /tmp)");
+    v.put(
+        "KSE_PLACEHOLDER_SHAPE",
+        "batch (every Slurm) or external (slurmrestd v0.0.44) (default batch)");
+    v.put("KSE_WORKERS", "threads for Slurm and API calls (default 8)");
+    v.put("KSE_NAMESPACE", "only watch pods in this namespace (default: all)");
+    v.put(
+        "KSE_POD_FIELD_SELECTOR",
+        "true: the API server selects pods by spec.schedulerName; false: select"
+            + " in the extender, for servers without that field selector (default true)");
+    return Map.copyOf(v);
+  }
+
+  public static ExtenderConfig fromEnv(Map<String, String> env) {
+    List<String> problems = new ArrayList<>();
+    env.keySet().stream()
+        .filter(
+            k ->
+                k.startsWith("KSE_")
+                    && !k.startsWith("KSE_SLURM_")
+                    && !k.startsWith("KSE_LAB_")
+                    && !VARIABLES.containsKey(k))
+        .sorted()
+        .forEach(
+            k ->
+                problems.add(
+                    k
+                        + ": unknown variable; known: "
+                        + VARIABLES.keySet().stream().sorted().toList()));
+    SlurmConfig slurm = null;
+    try {
+      slurm = SlurmConfig.fromEnv(env);
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage().replace("\n", " "));
+    }
+    String host = env.getOrDefault("KSE_HTTP_HOST", "0.0.0.0");
+    int port = number(env, "KSE_HTTP_PORT", 8888, 1, 65535, problems);
+    String scheduler = env.getOrDefault("KSE_SCHEDULER_NAME", "slurm-inference");
+    Path policy =
+        Optional.ofNullable(env.get("KSE_POLICY_FILE"))
+            .filter(s -> !s.isBlank())
+            .map(Path::of)
+            .orElse(null);
+    if (policy == null) {
+      problems.add("KSE_POLICY_FILE: required");
+    }
+    long reload = number(env, "KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000, problems);
+    long limit =
+        number(env, "KSE_HTTP_BODY_LIMIT_BYTES", 16 << 20, 1024, Integer.MAX_VALUE, problems);
+    JobSubmission.Shape shape =
+        parse(
+            env,
+            "KSE_PLACEHOLDER_SHAPE",
+            JobSubmission.Shape.BATCH,
+            s -> JobSubmission.Shape.valueOf(s.toUpperCase(java.util.Locale.ROOT)),
+            "batch or external",
+            problems);
+    int workers = number(env, "KSE_WORKERS", 8, 1, 256, problems);
+    boolean fieldSelector =
+        parse(
+            env,
+            "KSE_POD_FIELD_SELECTOR",
+            true,
+            s -> {
+              if (!s.equals("true") && !s.equals("false")) {
+                throw new IllegalArgumentException();
+              }
+              return Boolean.parseBoolean(s);
+            },
+            "true or false",
+            problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "invalid settings:\n  - " + String.join("\n  - ", problems));
+    }
+    return new ExtenderConfig(
+        host,
+        port,
+        scheduler,
+        policy,
+        Duration.ofMillis(reload),
+        limit,
+        env.getOrDefault("KSE_PLACEHOLDER_WORKDIR", "/tmp"),
+        shape,
+        workers,
+        Optional.ofNullable(env.get("KSE_NAMESPACE")).filter(s -> !s.isBlank()),
+        fieldSelector,
+        slurm);
+  }
+
+  private static int number(
+      Map<String, String> env, String name, long dflt, long min, long max, List<String> problems) {
+    return (int)
+        (long)
+            parse(
+                env,
+                name,
+                dflt,
+                s -> {
+                  long v = Long.parseLong(s.trim());
+                  if (v < min || v > max) {
+                    throw new IllegalArgumentException();
+                  }
+                  return v;
+                },
+                "a whole number from " + min + " to " + max,
+                problems);
+  }
+
+  private static <T> T parse(
+      Map<String, String> env,
+      String name,
+      T dflt,
+      Function<String, T> f,
+      String expected,
+      List<String> problems) {
+    String raw = env.get(name);
+    if (raw == null || raw.isBlank()) {
+      return dflt;
+    }
+    try {
+      return f.apply(raw.trim());
+    } catch (RuntimeException e) {
+      problems.add(name + "='" + raw + "': expected " + expected);
+      return dflt;
+    }
+  }
+}

@@ -1,0 +1,283 @@
+package io.kse.extender;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kse.extender.filter.BindService;
+import io.kse.extender.filter.FilterService;
+import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.k8s.FabricPodActions;
+import io.kse.extender.k8s.FabricPodBinder;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodInformer;
+import io.kse.extender.lifecycle.PlaceholderLifecycle;
+import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.tools.CheckSlurm;
+import io.kse.policy.PreemptionLedger;
+import io.kse.policy.load.PolicyStore;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmException;
+import io.kse.slurm.cache.SlurmStateCache;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root. {@code java -jar kse-scheduler-extender.jar} serves; {@code ... check-slurm
+ * --policy FILE} compares a policy with the live Slurm. Configuration: {@code KSE_*} variables
+ * ({@link ExtenderConfig}); Kubernetes access: in-cluster or {@code KUBECONFIG}.
+ */
+public final class Main {
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  /** The running service; {@link #close} stops it in reverse start order. */
+  public static final class Service implements AutoCloseable {
+    private final Deque<Runnable> stops = new ArrayDeque<>();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private volatile int port;
+
+    void onStop(Runnable r) {
+      stops.push(r);
+    }
+
+    public int port() {
+      return port;
+    }
+
+    @Override
+    public void close() {
+      if (!stopped.compareAndSet(false, true)) {
+        return;
+      }
+      while (!stops.isEmpty()) {
+        try {
+          stops.pop().run();
+        } catch (RuntimeException e) {
+          LOG.warn("shutdown_step_failed error={}", e.toString());
+        }
+      }
+      LOG.info("stopped");
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("check-slurm")) {
+      System.exit(
+          CheckSlurm.run(
+              System.getenv(),
+              new PrintWriter(System.out, true),
+              new PrintWriter(System.err, true),
+              java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
+    if (args.length > 0 && (args[0].equals("--version") || args[0].equals("version"))) {
+      System.out.println("kube-slurm-extender " + version());
+      return;
+    }
+    if (args.length > 0 && !args[0].equals("serve")) {
+      System.err.println(
+          "usage: kse-scheduler-extender [serve | check-slurm --policy FILE | --version]");
+      System.exit(2);
+    }
+    ExtenderConfig config;
+    try {
+      config = ExtenderConfig.fromEnv(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Service s = start(config, new KubernetesClientBuilder().build(), Clock.systemUTC());
+    Runtime.getRuntime().addShutdownHook(new Thread(s::close, "kse-shutdown"));
+  }
+
+  static String version() {
+    String v = Main.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  public static Service start(ExtenderConfig cfg, KubernetesClient kube, Clock clock)
+      throws Exception {
+    Service svc = new Service();
+    LOG.info(
+        "starting version={} scheduler={} policy={} slurm={}",
+        version(),
+        cfg.schedulerName(),
+        cfg.policyFile(),
+        cfg.slurm());
+    svc.onStop(kube::close);
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    ExtenderMetrics metrics = new ExtenderMetrics(prometheus);
+
+    PolicyStore policy = new PolicyStore(cfg.policyFile());
+    policy.addListener(
+        o ->
+            Counter.builder("kse.policy.reloads")
+                .tag("result", o.result().name().toLowerCase())
+                .description("Policy reloads by result")
+                .register(prometheus)
+                .increment());
+    policy.watch(cfg.policyReload());
+    svc.onStop(policy::close);
+
+    AtomicInteger threads = new AtomicInteger();
+    ExecutorService workers =
+        Executors.newFixedThreadPool(
+            cfg.workers(),
+            r -> {
+              Thread t = new Thread(r, "kse-worker-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    svc.onStop(
+        () -> {
+          workers.shutdown();
+          try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+
+    DeferredSlurmClient slurm = new DeferredSlurmClient();
+    svc.onStop(slurm::close);
+    SlurmStateCache cache =
+        new SlurmStateCache(
+            slurm, cfg.slurm().pollInterval(), cfg.slurm().resyncInterval(), clock, prometheus);
+    svc.onStop(cache::close);
+
+    PlaceholderRegistry registry = new PlaceholderRegistry();
+    NodeNames nodeNames = new NodeNames();
+    PreemptionLedger ledger = new PreemptionLedger();
+    FabricPodActions actions = new FabricPodActions(kube, clock);
+    PodInformer pods =
+        new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
+    svc.onStop(pods::close);
+    PlaceholderLifecycle lifecycle =
+        new PlaceholderLifecycle(
+            slurm,
+            cache,
+            policy::placement,
+            ledger,
+            registry,
+            pods,
+            actions,
+            nodeNames,
+            clock,
+            workers,
+            cfg.placeholderWorkDir(),
+            cfg.placeholderShape());
+    cache.addJobListener(lifecycle::onJobChange);
+
+    FilterService filter =
+        new FilterService(cache, registry, nodeNames, lifecycle::requestPlaceholder);
+    BindService bind =
+        new BindService(
+            cache,
+            nodeNames,
+            new FabricPodBinder(kube),
+            actions,
+            ref -> lifecycle.release(ref, "pod gone at bind time"));
+    ExplainService explain =
+        new ExplainService(pods, policy::placement, ledger, registry, cache, clock);
+    AtomicBoolean accepting = new AtomicBoolean(true);
+    ExtenderServer routes =
+        new ExtenderServer(
+            filter,
+            bind,
+            metrics,
+            () -> accepting.get() && slurm.isConnected() && cache.synced() && pods.synced(),
+            prometheus::scrape,
+            explain::explain,
+            cfg.bodyLimitBytes());
+
+    Vertx vertx = Vertx.vertx();
+    svc.onStop(() -> await(vertx.close()));
+    HttpServer server =
+        await(
+            vertx
+                .createHttpServer(new HttpServerOptions().setHost(cfg.host()).setPort(cfg.port()))
+                .requestHandler(routes.router(vertx))
+                .listen());
+    svc.port = server.actualPort();
+    svc.onStop(() -> await(server.shutdown(10, TimeUnit.SECONDS)));
+    svc.onStop(() -> accepting.set(false)); // first: stop being ready
+    LOG.info("listening host={} port={}", cfg.host(), server.actualPort());
+
+    // Slurm may not be reachable yet: keep trying in the background; health stays up, ready does
+    // not
+    Thread connector =
+        new Thread(
+            () -> connect(cfg, slurm, prometheus, cache, pods, lifecycle), "kse-slurm-connect");
+    connector.setDaemon(true);
+    connector.start();
+    return svc;
+  }
+
+  private static void connect(
+      ExtenderConfig cfg,
+      DeferredSlurmClient slurm,
+      PrometheusMeterRegistry prometheus,
+      SlurmStateCache cache,
+      PodInformer pods,
+      PlaceholderLifecycle lifecycle) {
+    long delay = 500;
+    while (!slurm.isConnected()) {
+      try {
+        slurm.connected(SlurmClients.connect(cfg.slurm(), prometheus));
+        LOG.info(
+            "slurm_connected url={} apiVersion={}", cfg.slurm().url(), slurm.apiVersion().id());
+      } catch (SlurmException e) {
+        slurm.failed(e.getMessage());
+        LOG.warn(
+            "slurm_connect_failed url={} retryInMs={} error={}",
+            cfg.slurm().url(),
+            delay,
+            e.getMessage());
+        sleep(delay);
+        delay = Math.min(delay * 2, 10_000);
+      }
+    }
+    cache.start();
+    pods.start(lifecycle::onPod, lifecycle::onPodDeleted);
+    // restart safety: once both views are complete, cancel placeholders whose pod is gone
+    while (!(cache.synced() && pods.synced())) {
+      sleep(100);
+    }
+    int orphans = lifecycle.cancelOrphans();
+    LOG.info(
+        "synced slurmJobs={} pods={} orphansCancelled={}",
+        cache.snapshot().jobs().size(),
+        pods.pods().size(),
+        orphans);
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

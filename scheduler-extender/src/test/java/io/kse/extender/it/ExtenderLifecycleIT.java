@@ -1,0 +1,241 @@
+package io.kse.extender.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kse.extender.ExtenderConfig;
+import io.kse.extender.Main;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.testing.LocalSlurmCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole service in-process, against the real local Slurm and fabric8's mock API server: a pod
+ * appears, its placeholder runs in Slurm, filter lets it through only on the allocated node, bind
+ * posts the Binding, and deleting the pod cancels the job.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ExtenderLifecycleIT {
+  static KubernetesClient client;
+  static KubernetesMockServer server;
+  static LocalSlurmCluster cluster;
+  static SlurmClient slurm;
+  static Main.Service service;
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
+    cluster.cancelAll();
+    slurm = SlurmClients.connect(cluster.config(), new SimpleMeterRegistry());
+    Path policy = Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath();
+    ExtenderConfig cfg =
+        ExtenderConfig.fromEnv(
+            Map.of(
+                "KSE_HTTP_HOST",
+                "127.0.0.1",
+                "KSE_HTTP_PORT",
+                "18888",
+                "KSE_POLICY_FILE",
+                policy.toString(),
+                "KSE_PLACEHOLDER_WORKDIR",
+                cluster.jobDir().toString(),
+                "KSE_SLURM_URL",
+                cluster.restUrl().toString(),
+                "KSE_SLURM_USER",
+                cluster.env("KSE_LAB_JWT_USER"),
+                "KSE_SLURM_JWT_FILE",
+                cluster.env("KSE_LAB_JWT_FILE"),
+                "KSE_SLURM_POLL_INTERVAL_MS",
+                "200",
+                // the mock API server does not implement the spec.schedulerName field selector
+                "KSE_POD_FIELD_SELECTOR",
+                "false"));
+    service = Main.start(cfg, client, Clock.systemUTC());
+    await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (service != null) {
+      service.close();
+    }
+    cluster.cancelAll();
+  }
+
+  static HttpResponse<String> get(String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> post(String path, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json")
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  static Pod pod(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace("serving")
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("slurm-inference")
+        .addNewContainer()
+        .withName("server")
+        .withImage("llm:1")
+        .withNewResources()
+        .addToRequests("cpu", new Quantity("4"))
+        .addToRequests("nvidia.com/gpu", new Quantity("4"))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Pending")
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  void aPodGetsAPlaceholderIsFilteredToItsNodeBoundAndReleased() throws Exception {
+    Pod created = client.pods().inNamespace("serving").resource(pod("llm-0")).create();
+    String uid = created.getMetadata().getUid();
+
+    // the informer saw the pod; the placeholder runs in the real Slurm
+    SlurmJob job =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> placeholder(uid), Optional::isPresent)
+            .get();
+    SlurmJob running =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> slurm.job(job.id()).orElseThrow(), SlurmJob::isAllocated);
+    String node = running.nodes().get(0);
+    assertThat(running.partition()).isEqualTo("inference");
+    assertThat(running.tresPerNode()).isEqualTo("gres:gpu:h100:4");
+
+    // woken: the pod carries the job and node
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                node.equals(
+                    client
+                        .pods()
+                        .inNamespace("serving")
+                        .withName("llm-0")
+                        .get()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get("kse.io/slurm-node")));
+
+    String args =
+        "{\"Pod\":"
+            + JSON.writeValueAsString(created)
+            + ",\"Nodes\":null,\"NodeNames\":"
+            + JSON.writeValueAsString(
+                List.of(
+                    "gpu-node-0",
+                    "gpu-node-1",
+                    "gpu-node-2",
+                    "gpu-node-3",
+                    "gpu-node-4",
+                    "gpu-node-5",
+                    "gpu-node-6",
+                    "gpu-node-7"))
+            + "}";
+    JsonNode f =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> JSON.readTree(post("/filter", args).body()),
+                r -> r.path("NodeNames").size() == 1);
+    assertThat(f.get("NodeNames").get(0).asText()).isEqualTo(node);
+    assertThat(f.get("FailedAndUnresolvableNodes").size()).isEqualTo(7);
+
+    String bind =
+        "{\"PodName\":\"llm-0\",\"PodNamespace\":\"serving\",\"PodUID\":\""
+            + uid
+            + "\",\"Node\":\""
+            + node
+            + "\"}";
+    assertThat(JSON.readTree(post("/bind", bind).body()).get("Error").asText()).isEmpty();
+    assertThat(server.getRequestCount()).isPositive();
+
+    JsonNode explain = JSON.readTree(get("/explain/serving/llm-0").body());
+    assertThat(explain.get("tier").asText()).isEqualTo("inference");
+    assertThat(explain.path("slurmJob").path("id").asLong()).isEqualTo(job.id());
+    assertThat(get("/metrics").body())
+        .contains("kse_filter_duration_seconds")
+        .contains("kse_slurm_request_duration_seconds");
+
+    client.pods().inNamespace("serving").withName("llm-0").delete();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> slurm.job(job.id()).map(SlurmJob::state).orElse(null) == JobState.CANCELLED);
+  }
+
+  @Test
+  void aRejectedPodIsExplainedAndNeverSubmitted() throws Exception {
+    Pod p = pod("bad-0");
+    p.getMetadata().setAnnotations(Map.of("kse.io/topology", "ring"));
+    Pod created = client.pods().inNamespace("serving").resource(p).create();
+    String args =
+        "{\"Pod\":"
+            + JSON.writeValueAsString(created)
+            + ",\"Nodes\":null,\"NodeNames\":[\"gpu-node-0\"]}";
+    JsonNode f =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> JSON.readTree(post("/filter", args).body()),
+                r ->
+                    r.path("FailedAndUnresolvableNodes")
+                        .path("gpu-node-0")
+                        .asText()
+                        .contains("placement policy"));
+    assertThat(f.path("FailedAndUnresolvableNodes").path("gpu-node-0").asText())
+        .contains("kse.io/topology=ring is not a topology");
+    assertThat(placeholder(created.getMetadata().getUid())).isEmpty();
+    assertThat(client.v1().events().inNamespace("serving").list().getItems())
+        .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PlacementRejected"));
+  }
+
+  static Optional<SlurmJob> placeholder(String uid) {
+    return slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
+        .filter(j -> j.placeholder().map(t -> t.uid().equals(uid)).orElse(false))
+        .findFirst();
+  }
+}

@@ -1,0 +1,111 @@
+package io.kse.extender.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kse.slurm.testing.LocalSlurmCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code java -jar kse-scheduler-extender.jar}: reads its config, serves, and stops on SIGTERM. */
+@EnableKubernetesMockClient(crud = true)
+class ShadedJarIT {
+  static KubernetesClient client;
+  static final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  static int status(String url) {
+    try {
+      return http.send(
+              HttpRequest.newBuilder(URI.create(url)).build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  static String body(String url) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  @Test
+  void theJarStartsServesEveryEndpointAndStopsOnSigterm(@TempDir Path dir) throws Exception {
+    LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
+    Path jar = Path.of("target/kse-scheduler-extender.jar").toAbsolutePath();
+    assertThat(jar).exists();
+    Path kubeconfig =
+        Files.writeString(
+            dir.resolve("kubeconfig"),
+            """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+        users: [{name: mock, user: {token: mock}}]
+        contexts: [{name: mock, context: {cluster: mock, user: mock}}]
+        current-context: mock
+        """
+                .formatted(client.getMasterUrl()));
+    Path log = dir.resolve("extender.log");
+    ProcessBuilder pb =
+        new ProcessBuilder("java", "-jar", jar.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    pb.environment()
+        .putAll(
+            Map.of(
+                "KUBECONFIG",
+                kubeconfig.toString(),
+                "KSE_HTTP_HOST",
+                "127.0.0.1",
+                "KSE_HTTP_PORT",
+                "18889",
+                "KSE_POLICY_FILE",
+                Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath().toString(),
+                "KSE_POD_FIELD_SELECTOR",
+                "false",
+                "KSE_SLURM_URL",
+                cluster.restUrl().toString(),
+                "KSE_SLURM_JWT_FILE",
+                cluster.env("KSE_LAB_JWT_FILE")));
+    Process p = pb.start();
+    try {
+      String base = "http://127.0.0.1:18889";
+      await().atMost(Duration.ofSeconds(60)).until(() -> status(base + "/readyz") == 200);
+      assertThat(status(base + "/healthz")).isEqualTo(200);
+      assertThat(body(base + "/metrics"))
+          .contains("kse_slurm_cache_age_seconds")
+          .contains("kse_slurm_request_duration_seconds");
+      assertThat(status(base + "/explain/serving/nope")).isEqualTo(404);
+      assertThat(body(base + "/filter"))
+          .as("GET on a POST route")
+          .contains("not allowed on /filter");
+    } finally {
+      p.destroy(); // SIGTERM: the shutdown hook stops readiness, the server, informers and the
+      // client
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("exits after SIGTERM").isTrue();
+    }
+    String out = Files.readString(log);
+    assertThat(out)
+        .contains("slurm_connected")
+        .contains("listening host=127.0.0.1 port=18889")
+        .contains("stopped");
+
+    Process v = new ProcessBuilder("java", "-jar", jar.toString(), "--version").start();
+    assertThat(new String(v.getInputStream().readAllBytes()))
+        .startsWith("kube-slurm-extender 0.1.0-SNAPSHOT");
+  }
+}
