@@ -125,74 +125,56 @@ public record SlurmConfig(
   }
 
   public SlurmConfig withApiVersion(ApiVersion v) {
-    return new SlurmConfig(
-        url,
-        user,
-        tokenFile,
-        token,
-        Optional.of(v),
-        connectTimeout,
-        requestTimeout,
-        maxInFlight,
-        retryAttempts,
-        retryBackoff,
-        circuitOpenFor,
-        caFile,
-        pollInterval,
-        resyncInterval);
+    return copy(f -> f.apiVersion = Optional.of(v));
   }
 
   public SlurmConfig withTimeouts(Duration connect, Duration request) {
-    return new SlurmConfig(
-        url,
-        user,
-        tokenFile,
-        token,
-        apiVersion,
-        connect,
-        request,
-        maxInFlight,
-        retryAttempts,
-        retryBackoff,
-        circuitOpenFor,
-        caFile,
-        pollInterval,
-        resyncInterval);
+    return copy(
+        f -> {
+          f.connectTimeout = connect;
+          f.requestTimeout = request;
+        });
   }
 
   public SlurmConfig withPollInterval(Duration poll) {
-    return new SlurmConfig(
-        url,
-        user,
-        tokenFile,
-        token,
-        apiVersion,
-        connectTimeout,
-        requestTimeout,
-        maxInFlight,
-        retryAttempts,
-        retryBackoff,
-        circuitOpenFor,
-        caFile,
-        poll,
-        resyncInterval);
+    return copy(f -> f.pollInterval = poll);
   }
 
   public SlurmConfig withCircuitOpenFor(Duration open) {
+    return copy(f -> f.circuitOpenFor = open);
+  }
+
+  /** The fields, mutable, so the withers above change one thing and copy the rest. */
+  private static final class Fields {
+    Optional<ApiVersion> apiVersion;
+    Duration connectTimeout;
+    Duration requestTimeout;
+    Duration circuitOpenFor;
+    Duration pollInterval;
+  }
+
+  private SlurmConfig copy(java.util.function.Consumer<Fields> change) {
+    Fields f = new Fields();
+    f.apiVersion = apiVersion;
+    f.connectTimeout = connectTimeout;
+    f.requestTimeout = requestTimeout;
+    f.circuitOpenFor = circuitOpenFor;
+    f.pollInterval = pollInterval;
+    change.accept(f);
     return new SlurmConfig(
         url,
         user,
         tokenFile,
         token,
-        apiVersion,
-        connectTimeout,
-        requestTimeout,
+        f.apiVersion,
+        f.connectTimeout,
+        f.requestTimeout,
         maxInFlight,
         retryAttempts,
         retryBackoff,
-        open,
+        f.circuitOpenFor,
         caFile,
-        pollInterval,
+        f.pollInterval,
         resyncInterval);
   }
 

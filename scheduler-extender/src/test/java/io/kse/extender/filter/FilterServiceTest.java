@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
+import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobState;
@@ -12,9 +13,6 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,14 +21,9 @@ import org.junit.jupiter.api.Test;
 
 class FilterServiceTest {
   static final PodRef POD = new PodRef("serving", "llm-0", "uid-1");
-  final FakeSlurmClient slurm = new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
-  final SlurmStateCache cache =
-      new SlurmStateCache(
-          slurm,
-          Duration.ofSeconds(1),
-          Duration.ofSeconds(30),
-          Clock.systemUTC(),
-          new SimpleMeterRegistry());
+  final FakeSlurm fake = new FakeSlurm();
+  final FakeSlurmClient slurm = fake.client;
+  final SlurmStateCache cache = fake.cache;
   final PlaceholderRegistry registry = new PlaceholderRegistry();
   final NodeNames names = new NodeNames();
   final List<PodRef> requested = new ArrayList<>();

@@ -11,6 +11,7 @@ import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
@@ -23,8 +24,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -40,15 +39,9 @@ class ExtenderServerTest {
   static final String UID = "6f1c2d3e-0000-4000-8000-000000000001";
   static Vertx vertx;
   static HttpServer server;
-  static final FakeSlurmClient slurm =
-      new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
-  static final SlurmStateCache cache =
-      new SlurmStateCache(
-          slurm,
-          Duration.ofSeconds(1),
-          Duration.ofSeconds(30),
-          Clock.systemUTC(),
-          new SimpleMeterRegistry());
+  static final FakeSlurm fake = new FakeSlurm();
+  static final FakeSlurmClient slurm = fake.client;
+  static final SlurmStateCache cache = fake.cache;
   static final List<String> binds = new ArrayList<>();
   static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   static PodBinder.Result bindResult = PodBinder.Result.BOUND;

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodSource;
+import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.wire.PodRef;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PolicyParser;
@@ -17,9 +18,7 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,14 +44,9 @@ class PlaceholderLifecycleTest {
           preemptible: true
       """;
 
-  final FakeSlurmClient slurm = new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
-  final SlurmStateCache cache =
-      new SlurmStateCache(
-          slurm,
-          Duration.ofSeconds(1),
-          Duration.ofSeconds(30),
-          Clock.systemUTC(),
-          new SimpleMeterRegistry());
+  final FakeSlurm fake = new FakeSlurm();
+  final FakeSlurmClient slurm = fake.client;
+  final SlurmStateCache cache = fake.cache;
   final PlaceholderRegistry registry = new PlaceholderRegistry();
   final Map<String, Pod> pods = new ConcurrentHashMap<>();
   final List<String> actions = new ArrayList<>();
