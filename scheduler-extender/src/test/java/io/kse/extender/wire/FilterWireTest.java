@@ -70,6 +70,29 @@ class FilterWireTest {
   }
 
   @Test
+  void escapesUnusualNodeNamesAndReasonsCorrectly() throws Exception {
+    FilterRequest r =
+        FilterRequest.parse(
+            ("{\"Pod\":{\"metadata\":{\"name\":\"a\",\"uid\":\"u\"}},"
+                    + "\"NodeNames\":[\"n1\",\"we\\\"ird\\u00e9\",\"n3\"]}")
+                .getBytes());
+    String reason = "kse: job \"7\" is \u00e9\\pending";
+    JsonNode out =
+        new ObjectMapper().readTree(FilterResponse.write(r, List.of("n3"), reason, false));
+    assertThat(out.get("FailedAndUnresolvableNodes").get("we\"ird\u00e9").asText())
+        .isEqualTo(reason);
+    assertThat(out.get("FailedAndUnresolvableNodes").get("n1").asText()).isEqualTo(reason);
+    JsonNode plain =
+        new ObjectMapper()
+            .readTree(
+                FilterResponse.write(
+                    FilterRequest.parse(fixture("filter-names.json")), List.of(), reason, false));
+    assertThat(plain.get("FailedAndUnresolvableNodes").get("gpu-node-0").asText())
+        .isEqualTo(reason);
+    assertThat(plain.get("FailedAndUnresolvableNodes").size()).isEqualTo(4);
+  }
+
+  @Test
   void acceptsLowerCaseKeysAsGoDoes() {
     FilterRequest r =
         FilterRequest.parse(
