@@ -179,7 +179,8 @@ public final class Main {
             clock,
             workers,
             cfg.placeholderWorkDir(),
-            cfg.placeholderShape());
+            cfg.placeholderShape(),
+            metrics);
     cache.addJobListener(lifecycle::onJobChange);
 
     FilterService filter =
@@ -190,7 +191,8 @@ public final class Main {
             nodeNames,
             new FabricPodBinder(kube),
             actions,
-            ref -> lifecycle.release(ref, "pod gone at bind time"));
+            ref -> lifecycle.release(ref, "pod gone at bind time"),
+            lifecycle::bound);
     ExplainService explain =
         new ExplainService(pods, policy::placement, ledger, registry, cache, clock);
     AtomicBoolean accepting = new AtomicBoolean(true);

@@ -41,6 +41,18 @@ public record SlurmJob(
     return PlaceholderTag.fromComment(comment);
   }
 
+  private static final java.util.regex.Pattern GPUS =
+      java.util.regex.Pattern.compile("gpu(?::[^:,/]+)?:(\\d+)");
+
+  /**
+   * GPUs per node from {@code tres_per_node} ({@code gres:gpu:h100:8}, {@code gres/gpu:8}); 0 if
+   * none.
+   */
+  public int gpusPerNode() {
+    java.util.regex.Matcher m = GPUS.matcher(tresPerNode);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
   /** True when the job is running and its nodes are known. */
   public boolean isAllocated() {
     return state == JobState.RUNNING && !nodes.isEmpty();

@@ -23,18 +23,21 @@ public final class BindService {
   private final PodBinder binder;
   private final PodActions actions;
   private final java.util.function.Consumer<PodRef> onPodGone;
+  private final java.util.function.Consumer<PodRef> onBound;
 
   public BindService(
       SlurmStateCache slurm,
       NodeNames nodeNames,
       PodBinder binder,
       PodActions actions,
-      java.util.function.Consumer<PodRef> onPodGone) {
+      java.util.function.Consumer<PodRef> onPodGone,
+      java.util.function.Consumer<PodRef> onBound) {
     this.slurm = slurm;
     this.nodeNames = nodeNames;
     this.binder = binder;
     this.actions = actions;
     this.onPodGone = onPodGone;
+    this.onBound = onBound;
   }
 
   /** Returns the {@code Error} text for kube-scheduler: empty on success. */
@@ -66,6 +69,7 @@ public final class BindService {
       if (o.result() == PodBinder.Result.BOUND) {
         actions.event(
             pod, false, WellKnown.BOUND, "bound to " + node + ", allocated by Slurm job " + jobId);
+        onBound.accept(pod);
       }
       return "";
     }

@@ -53,6 +53,8 @@ public final class PlaceholderLifecycle {
   private final ExecutorService workers;
   private final String workDir;
   private final JobSubmission.Shape shape;
+  private final io.kse.extender.metrics.ExtenderMetrics metrics;
+  private final PreemptionTracker preemptions = new PreemptionTracker(this::preempted);
 
   public PlaceholderLifecycle(
       SlurmClient slurm,
@@ -66,7 +68,8 @@ public final class PlaceholderLifecycle {
       Clock clock,
       ExecutorService workers,
       String workDir,
-      JobSubmission.Shape shape) {
+      JobSubmission.Shape shape,
+      io.kse.extender.metrics.ExtenderMetrics metrics) {
     this.slurm = slurm;
     this.cache = cache;
     this.policy = policy;
@@ -79,6 +82,8 @@ public final class PlaceholderLifecycle {
     this.workers = workers;
     this.workDir = workDir;
     this.shape = shape;
+    this.metrics = metrics;
+    metrics.placeholders(registry::count, PlaceholderRegistry.STATES);
   }
 
   /** Non-blocking: makes sure a placeholder exists or is being submitted for the pod. */
@@ -261,6 +266,7 @@ public final class PlaceholderLifecycle {
 
   /** A Slurm job changed (cache listener, poller thread): react for placeholders only. */
   public void onJobChange(JobChange change) {
+    preemptions.observe(change);
     SlurmJob job = change.after().or(change::before).orElseThrow();
     Optional<PlaceholderTag> tag = job.placeholder();
     if (tag.isEmpty()) {
@@ -282,6 +288,7 @@ public final class PlaceholderLifecycle {
           ref.uid(),
           job.id(),
           job.nodes());
+      age(pod.get()).ifPresent(metrics::allocated);
       workers.execute(
           () -> {
             actions.event(
@@ -330,6 +337,66 @@ public final class PlaceholderLifecycle {
         }
         requestPlaceholder(ref);
       }
+    }
+  }
+
+  /** Slurm preempted {@code victim} to run {@code placeholder}: tell the pod, charge the budget. */
+  private void preempted(SlurmJob placeholder, SlurmJob victim) {
+    var p = policy.get().policy();
+    String tier =
+        p.tierOfSlurmJob(placeholder.partition(), placeholder.qos())
+            .map(t -> t.name())
+            .orElse("unknown");
+    String victimTier =
+        p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");
+    long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
+    ledger.record(tier, gpus, victim.nodes().size(), clock.instant());
+    metrics.preemption(tier, victimTier);
+    PlaceholderTag tag = placeholder.placeholder().orElseThrow();
+    PodRef ref = new PodRef(tag.namespace(), tag.name(), tag.uid());
+    String what =
+        "Slurm preempted job "
+            + victim.id()
+            + " ("
+            + victim.name()
+            + ", partition "
+            + victim.partition()
+            + (victim.qos().isEmpty() ? "" : ", qos " + victim.qos())
+            + ", tier "
+            + victimTier
+            + ", "
+            + gpus
+            + " GPUs) on "
+            + String.join(",", victim.nodes())
+            + " for this pod's placeholder job "
+            + placeholder.id();
+    LOG.info(
+        "slurm_preemption pod={} uid={} slurmJob={} tier={} victimJob={} victimTier={} gpus={} nodes={}",
+        ref,
+        ref.uid(),
+        placeholder.id(),
+        tier,
+        victim.id(),
+        victimTier,
+        gpus,
+        victim.nodes());
+    workers.execute(() -> actions.event(ref, false, "PreemptedSlurmJob", what));
+  }
+
+  /** Called after a successful bind: records pod creation → bound. */
+  public void bound(PodRef ref) {
+    pods.pod(ref.namespace(), ref.name())
+        .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
+        .flatMap(this::age)
+        .ifPresent(metrics::bound);
+  }
+
+  private Optional<Duration> age(Pod pod) {
+    try {
+      Instant created = Instant.parse(pod.getMetadata().getCreationTimestamp());
+      return Optional.of(Duration.between(created, clock.instant()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
     }
   }
 

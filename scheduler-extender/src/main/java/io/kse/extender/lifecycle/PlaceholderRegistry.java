@@ -43,6 +43,16 @@ public final class PlaceholderRegistry {
     byUid.remove(uid);
   }
 
+  /**
+   * How many placeholders are in the state named (Submitting, Submitted, Rejected, SubmitFailed).
+   */
+  public long count(String state) {
+    return byUid.values().stream().filter(s -> s.getClass().getSimpleName().equals(state)).count();
+  }
+
+  public static final java.util.List<String> STATES =
+      java.util.List.of("Submitting", "Submitted", "Rejected", "SubmitFailed");
+
   public int size() {
     return byUid.size();
   }

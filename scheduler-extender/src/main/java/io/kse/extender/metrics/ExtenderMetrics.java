@@ -49,6 +49,66 @@ public final class ExtenderMetrics {
         .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * A Slurm preemption attributed to a placeholder: {@code
+   * kse_preemptions_total{tier,victim_tier}}.
+   */
+  public void preemption(String tier, String victimTier) {
+    counters
+        .computeIfAbsent(
+            "pre|" + tier + "|" + victimTier,
+            k ->
+                Counter.builder("kse.preemptions")
+                    .description(
+                        "Slurm jobs preempted for placeholders, by the placeholder's tier and the victim's")
+                    .tag("tier", tier)
+                    .tag("victim_tier", victimTier)
+                    .register(registry))
+        .increment();
+  }
+
+  /** Pod created → its placeholder allocated: {@code kse_pod_allocation_seconds}. */
+  public void allocated(Duration sinceCreation) {
+    latency("kse.pod.allocation", "Pod creation to its Slurm placeholder running")
+        .record(sinceCreation);
+  }
+
+  /** Pod created → bound: {@code kse_pod_bound_seconds}. */
+  public void bound(Duration sinceCreation) {
+    latency("kse.pod.bound", "Pod creation to binding").record(sinceCreation);
+  }
+
+  private Timer latency(String name, String description) {
+    return timers.computeIfAbsent(
+        name,
+        k ->
+            Timer.builder(name)
+                .description(description)
+                .serviceLevelObjectives(
+                    Duration.ofMillis(250),
+                    Duration.ofMillis(500),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(5),
+                    Duration.ofSeconds(10),
+                    Duration.ofSeconds(30),
+                    Duration.ofMinutes(1),
+                    Duration.ofMinutes(5))
+                .register(registry));
+  }
+
+  /** Placeholders the extender tracks, by state: {@code kse_placeholders{state}}. */
+  public void placeholders(
+      java.util.function.Function<String, Long> countByState, java.util.List<String> states) {
+    for (String state : states) {
+      io.micrometer.core.instrument.Gauge.builder(
+              "kse.placeholders", () -> countByState.apply(state))
+          .description("Placeholders by the extender's state")
+          .tag("state", state)
+          .register(registry);
+    }
+  }
+
   /** Malformed requests: {@code kse_bad_requests_total{verb}}. */
   public void badRequest(String verb) {
     counters

@@ -71,7 +71,7 @@ class ExtenderServerTest {
     ExtenderServer s =
         new ExtenderServer(
             new FilterService(cache, reg, names, p -> {}),
-            new BindService(cache, names, binder, noActions, p -> {}),
+            new BindService(cache, names, binder, noActions, p -> {}, p -> {}),
             new ExtenderMetrics(registry),
             cache::synced,
             () -> "# metrics\nkse_up 1\n",

@@ -208,6 +208,64 @@ class ExtenderLifecycleIT {
   }
 
   @Test
+  void aPodThatNeedsAPreemptionIsToldWhichTrainingJobGaveWay() throws Exception {
+    cluster.cancelAll();
+    for (int i = 0; i < 8; i++) {
+      cluster.cli(
+          "sbatch",
+          "-Q",
+          "-p",
+          "training",
+          "--exclusive",
+          "-N1",
+          "--gres=gpu:h100:8",
+          "-J",
+          "train-" + i,
+          "-o",
+          "/dev/null",
+          "-D",
+          cluster.jobDir().toString(),
+          "--wrap",
+          "sleep 3600");
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
+                        .filter(SlurmJob::isAllocated)
+                        .count()
+                    == 8);
+    Pod p = pod("big-0");
+    p.getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getRequests()
+        .put("nvidia.com/gpu", new Quantity("8"));
+    Pod created = client.pods().inNamespace("serving").resource(p).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(client.v1().events().inNamespace("serving").list().getItems())
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getInvolvedObject().getUid())
+                              .isEqualTo(created.getMetadata().getUid());
+                          assertThat(e.getReason()).isEqualTo("PreemptedSlurmJob");
+                          assertThat(e.getMessage())
+                              .contains("(train-")
+                              .contains("partition training, tier training, 8 GPUs)");
+                        }));
+    assertThat(get("/metrics").body())
+        .contains("kse_preemptions_total{tier=\"inference\",victim_tier=\"training\"} 1.0")
+        .contains("kse_pod_allocation_seconds_count");
+    client.pods().inNamespace("serving").withName("big-0").delete();
+    cluster.cancelAll();
+  }
+
+  @Test
   void aRejectedPodIsExplainedAndNeverSubmitted() throws Exception {
     Pod p = pod("bad-0");
     p.getMetadata().setAnnotations(Map.of("kse.io/topology", "ring"));

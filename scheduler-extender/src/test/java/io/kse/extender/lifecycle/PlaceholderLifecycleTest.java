@@ -18,6 +18,7 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +49,9 @@ class PlaceholderLifecycleTest {
   final FakeSlurmClient slurm = fake.client;
   final SlurmStateCache cache = fake.cache;
   final PlaceholderRegistry registry = new PlaceholderRegistry();
+  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  final io.kse.extender.metrics.ExtenderMetrics metrics =
+      new io.kse.extender.metrics.ExtenderMetrics(meters);
   final Map<String, Pod> pods = new ConcurrentHashMap<>();
   final List<String> actions = new ArrayList<>();
   final PlaceholderLifecycle lifecycle =
@@ -88,7 +92,8 @@ class PlaceholderLifecycleTest {
           Clock.systemUTC(),
           new DirectExecutor(),
           "/tmp",
-          JobSubmission.Shape.BATCH);
+          JobSubmission.Shape.BATCH,
+          metrics);
 
   {
     cache.addJobListener(lifecycle::onJobChange);
@@ -133,6 +138,7 @@ class PlaceholderLifecycleTest {
             .withName(name)
             .withUid(uid)
             .withAnnotations(annotations)
+            .withCreationTimestamp(java.time.Instant.now().minusSeconds(2).toString())
             .endMetadata()
             .withNewSpec()
             .withSchedulerName("slurm-inference")
@@ -258,6 +264,52 @@ class PlaceholderLifecycleTest {
     slurm.allocate(id, List.of("gpu-node-0"));
     cache.pollOnce();
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+  }
+
+  @Test
+  void attributesASlurmPreemptionToThePodChargesTheBudgetAndCountsIt() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    cache.pollOnce();
+    // what Slurm does in one scheduling pass: requeue the training job, start the placeholder
+    slurm.requeue(training);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(actions)
+        .anySatisfy(
+            a ->
+                assertThat(a)
+                    .startsWith(
+                        "event PreemptedSlurmJob: Slurm preempted job "
+                            + training
+                            + " (train-3, partition training, tier training"));
+    assertThat(
+            meters
+                .get("kse.preemptions")
+                .tag("tier", "inference")
+                .tag("victim_tier", "training")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+    assertThat(meters.get("kse.pod.allocation").timer().count()).isEqualTo(1);
+    assertThat(meters.get("kse.placeholders").tag("state", "Submitted").gauge().value())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void aTrainingJobEndingOnAnotherNodeIsNotAPreemption() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-0"));
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    cache.pollOnce();
+    slurm.requeue(training);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(actions).noneMatch(a -> a.startsWith("event PreemptedSlurmJob"));
+    assertThat(meters.find("kse.preemptions").counter()).isNull();
   }
 
   @Test

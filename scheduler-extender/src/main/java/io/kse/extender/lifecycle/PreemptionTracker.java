@@ -1,0 +1,124 @@
+package io.kse.extender.lifecycle;
+
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.JobChange;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiConsumer;
+
+/**
+ * Slurm preempts on its own; this works out afterwards which placeholder took which job's nodes, so
+ * the pod can be told, the budget charged and the preemption counted. A non-placeholder job that
+ * lost its allocation and a placeholder that started on one of its nodes within {@link #WINDOW} (in
+ * either order: they usually show up in the same poll) are paired once.
+ */
+public final class PreemptionTracker {
+  static final Duration WINDOW = Duration.ofSeconds(60);
+
+  private record Seen(SlurmJob job, Instant at) {}
+
+  private final Deque<Seen> victims = new ArrayDeque<>();
+  private final Deque<Seen> starts = new ArrayDeque<>();
+  private final Set<String> paired = new HashSet<>();
+  private final BiConsumer<SlurmJob, SlurmJob> onPreemption;
+
+  /**
+   * @param onPreemption called with (placeholder, victim) for every pair found
+   */
+  public PreemptionTracker(BiConsumer<SlurmJob, SlurmJob> onPreemption) {
+    this.onPreemption = onPreemption;
+  }
+
+  /** Feeds one job change (the cache's poller thread). */
+  public synchronized void observe(JobChange c) {
+    Instant now = c.observedAt();
+    expire(now);
+    if (c.after().isEmpty()) {
+      return;
+    }
+    SlurmJob after = c.after().get();
+    boolean placeholder = after.placeholder().isPresent();
+    if (placeholder && c.started()) {
+      for (Seen v : victims) {
+        pair(after, v.job());
+      }
+      starts.add(new Seen(after, now));
+    } else if (placeholder
+        && c.before().map(SlurmJob::isAllocated).orElse(false)
+        && !after.isAllocated()) {
+      // a placeholder that ended takes nothing from jobs that lose their nodes later
+      starts.removeIf(s -> s.job().id() == after.id());
+    } else if (!placeholder && lostAllocation(c)) {
+      // the victim's nodes and start are only in the state before it lost them
+      SlurmJob victim = asRun(after, c.before().get());
+      for (Seen s : starts) {
+        pair(s.job(), victim);
+      }
+      victims.add(new Seen(victim, now));
+    }
+  }
+
+  static boolean lostAllocation(JobChange c) {
+    if (c.before().isEmpty() || !c.before().get().isAllocated()) {
+      return false;
+    }
+    SlurmJob a = c.after().get();
+    return a.state() == JobState.PREEMPTED
+        || a.state() == JobState.PENDING && a.restartCount() > c.before().get().restartCount();
+  }
+
+  private void pair(SlurmJob placeholder, SlurmJob victim) {
+    List<String> shared = new ArrayList<>(placeholder.nodes());
+    shared.retainAll(victim.nodes());
+    // the victim must have been running when the placeholder started
+    boolean before =
+        victim.startTime().isPresent()
+            && placeholder.startTime().isPresent()
+            && !victim.startTime().get().isAfter(placeholder.startTime().get());
+    if (!shared.isEmpty() && before && paired.add(placeholder.id() + "/" + victim.id())) {
+      onPreemption.accept(placeholder, victim);
+    }
+  }
+
+  private void expire(Instant now) {
+    Instant cutoff = now.minus(WINDOW);
+    while (!victims.isEmpty() && victims.peekFirst().at().isBefore(cutoff)) {
+      victims.pollFirst();
+    }
+    while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
+      starts.pollFirst();
+    }
+    if (victims.isEmpty() && starts.isEmpty()) {
+      paired.clear();
+    }
+  }
+
+  /** The job's new state, with the nodes and start time of the run it lost. */
+  private static SlurmJob asRun(SlurmJob after, SlurmJob run) {
+    return new SlurmJob(
+        after.id(),
+        after.name(),
+        after.comment(),
+        after.state(),
+        after.stateReason(),
+        after.partition(),
+        after.qos(),
+        run.nodes(),
+        run.nodes().size(),
+        after.submitTime(),
+        run.startTime(),
+        after.endTime(),
+        after.restartCount(),
+        after.tresPerNode(),
+        after.features(),
+        after.priority(),
+        after.lastChange());
+  }
+}

@@ -1,0 +1,89 @@
+package io.kse.extender.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kse.slurm.JobState;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.JobChange;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class PreemptionTrackerTest {
+  static final Instant T0 = Instant.parse("2026-11-22T06:00:00Z");
+  final List<String> pairs = new ArrayList<>();
+  final PreemptionTracker tracker =
+      new PreemptionTracker((p, v) -> pairs.add(p.id() + "<-" + v.id()));
+
+  static SlurmJob job(
+      long id, boolean placeholder, JobState state, String node, Instant start, int restarts) {
+    return new SlurmJob(
+        id,
+        "j" + id,
+        placeholder ? new PlaceholderTag("ns", "p" + id, "u" + id).toComment() : "",
+        state,
+        "None",
+        placeholder ? "inference" : "training",
+        "",
+        node == null ? List.of() : List.of(node),
+        1,
+        T0,
+        Optional.ofNullable(start),
+        Optional.empty(),
+        restarts,
+        "gres:gpu:h100:8",
+        "",
+        1,
+        T0);
+  }
+
+  void change(SlurmJob before, SlurmJob after, Instant at) {
+    tracker.observe(new JobChange(Optional.ofNullable(before), Optional.of(after), at));
+  }
+
+  @Test
+  void pairsAVictimAndThePlaceholderThatTookItsNodeInEitherOrder() {
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    change(train, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
+    change(
+        job(9, true, JobState.PENDING, null, null, 0),
+        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0),
+        T0.plusSeconds(10));
+    SlurmJob train2 = job(2, false, JobState.RUNNING, "n1", T0, 0);
+    change(
+        job(8, true, JobState.PENDING, null, null, 0),
+        job(8, true, JobState.RUNNING, "n1", T0.plusSeconds(11), 0),
+        T0.plusSeconds(11));
+    change(train2, job(2, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(11));
+    assertThat(pairs).containsExactly("9<-1", "8<-2");
+  }
+
+  @Test
+  void anEndedPlaceholderTakesNothingFromAJobThatStartedAfterIt() {
+    SlurmJob ph = job(1, true, JobState.RUNNING, "n0", T0, 0);
+    change(job(1, true, JobState.PENDING, null, null, 0), ph, T0);
+    change(ph, job(1, true, JobState.CANCELLED, "n0", T0, 0), T0.plusSeconds(2));
+    // training then runs on n0 and is later preempted by another placeholder
+    SlurmJob train = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(3), 0);
+    change(train, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(5));
+    change(
+        job(10, true, JobState.PENDING, null, null, 0),
+        job(10, true, JobState.RUNNING, "n0", T0.plusSeconds(5), 0),
+        T0.plusSeconds(5));
+    assertThat(pairs).containsExactly("10<-2");
+  }
+
+  @Test
+  void aVictimThatStartedAfterThePlaceholderIsNotItsVictim() {
+    change(
+        job(1, true, JobState.PENDING, null, null, 0),
+        job(1, true, JobState.RUNNING, "n0", T0, 0),
+        T0);
+    SlurmJob train = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(1), 0);
+    change(train, job(2, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(2));
+    assertThat(pairs).isEmpty();
+  }
+}
