@@ -28,6 +28,9 @@ public record ExtenderConfig(
     int workers,
     Optional<String> kubeNamespace,
     boolean podFieldSelector,
+    boolean leaderElection,
+    String leaseNamespace,
+    String leaseName,
     SlurmConfig slurm) {
 
   public static final Map<String, String> VARIABLES = variables();
@@ -104,18 +107,9 @@ public record ExtenderConfig(
             problems);
     int workers = number(env, "KSE_WORKERS", 8, 1, 256, problems);
     boolean fieldSelector =
-        parse(
-            env,
-            "KSE_POD_FIELD_SELECTOR",
-            true,
-            s -> {
-              if (!s.equals("true") && !s.equals("false")) {
-                throw new IllegalArgumentException();
-              }
-              return Boolean.parseBoolean(s);
-            },
-            "true or false",
-            problems);
+        parse(env, "KSE_POD_FIELD_SELECTOR", true, ExtenderConfig::bool, "true or false", problems);
+    boolean leader =
+        parse(env, "KSE_LEADER_ELECTION", true, ExtenderConfig::bool, "true or false", problems);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "invalid settings:\n  - " + String.join("\n  - ", problems));
@@ -132,7 +126,17 @@ public record ExtenderConfig(
         workers,
         Optional.ofNullable(env.get("KSE_NAMESPACE")).filter(s -> !s.isBlank()),
         fieldSelector,
+        leader,
+        env.getOrDefault("KSE_LEASE_NAMESPACE", env.getOrDefault("POD_NAMESPACE", "default")),
+        env.getOrDefault("KSE_LEASE_NAME", "kube-slurm-extender"),
         slurm);
+  }
+
+  private static boolean bool(String s) {
+    if (!s.equals("true") && !s.equals("false")) {
+      throw new IllegalArgumentException();
+    }
+    return Boolean.parseBoolean(s);
   }
 
   private static int number(

@@ -26,7 +26,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,7 +45,7 @@ public final class Main {
 
   /** The running service; {@link #close} stops it in reverse start order. */
   public static final class Service implements AutoCloseable {
-    private final Deque<Runnable> stops = new ArrayDeque<>();
+    private final Deque<Runnable> stops = new java.util.concurrent.ConcurrentLinkedDeque<>();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile int port;
 
@@ -182,6 +181,11 @@ public final class Main {
             cfg.placeholderShape(),
             metrics);
     cache.addJobListener(lifecycle::onJobChange);
+    java.util.concurrent.atomic.AtomicReference<io.kse.extender.k8s.WriterLease> lease =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    if (cfg.leaderElection()) {
+      lifecycle.writerGate(() -> lease.get() != null && lease.get().getAsBoolean());
+    }
 
     FilterService filter =
         new FilterService(cache, registry, nodeNames, lifecycle::requestPlaceholder);
@@ -221,9 +225,24 @@ public final class Main {
 
     // Slurm may not be reachable yet: keep trying in the background; health stays up, ready does
     // not
+    Runnable becomeWriter =
+        () -> {
+          if (cfg.leaderElection()) {
+            String identity =
+                System.getenv().getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID();
+            io.kse.extender.k8s.WriterLease l =
+                new io.kse.extender.k8s.WriterLease(
+                    kube, cfg.leaseNamespace(), cfg.leaseName(), identity, lifecycle::takeOver);
+            lease.set(l);
+            svc.onStop(l::close);
+          } else {
+            lifecycle.takeOver();
+          }
+        };
     Thread connector =
         new Thread(
-            () -> connect(cfg, slurm, prometheus, cache, pods, lifecycle), "kse-slurm-connect");
+            () -> connect(cfg, slurm, prometheus, cache, pods, lifecycle, becomeWriter),
+            "kse-slurm-connect");
     connector.setDaemon(true);
     connector.start();
     return svc;
@@ -235,7 +254,8 @@ public final class Main {
       PrometheusMeterRegistry prometheus,
       SlurmStateCache cache,
       PodInformer pods,
-      PlaceholderLifecycle lifecycle) {
+      PlaceholderLifecycle lifecycle,
+      Runnable becomeWriter) {
     long delay = 500;
     while (!slurm.isConnected()) {
       try {
@@ -259,12 +279,8 @@ public final class Main {
     while (!(cache.synced() && pods.synced())) {
       sleep(100);
     }
-    int orphans = lifecycle.cancelOrphans();
-    LOG.info(
-        "synced slurmJobs={} pods={} orphansCancelled={}",
-        cache.snapshot().jobs().size(),
-        pods.pods().size(),
-        orphans);
+    LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
+    becomeWriter.run(); // the writer sweeps orphans and re-checks every pending pod
   }
 
   private static void sleep(long ms) {

@@ -55,6 +55,7 @@ public final class PlaceholderLifecycle {
   private final JobSubmission.Shape shape;
   private final io.kse.extender.metrics.ExtenderMetrics metrics;
   private final PreemptionTracker preemptions = new PreemptionTracker(this::preempted);
+  private volatile java.util.function.BooleanSupplier writer = () -> true;
 
   public PlaceholderLifecycle(
       SlurmClient slurm,
@@ -86,8 +87,33 @@ public final class PlaceholderLifecycle {
     metrics.placeholders(registry::count, PlaceholderRegistry.STATES);
   }
 
+  /**
+   * Only the replica holding the writer lease acts on Slurm and pods; the others keep their caches
+   * warm and answer kube-scheduler. Single-replica deployments are always the writer.
+   */
+  public void writerGate(java.util.function.BooleanSupplier isWriter) {
+    this.writer = isWriter;
+  }
+
+  /** The new writer re-checks everything: orphans, and pods that may still need a placeholder. */
+  public void takeOver() {
+    int orphans = cancelOrphans();
+    int pending = 0;
+    for (Pod p : pods.pods()) {
+      if (!isTerminal(p)
+          && (p.getSpec().getNodeName() == null || p.getSpec().getNodeName().isEmpty())) {
+        requestPlaceholder(ref(p));
+        pending++;
+      }
+    }
+    LOG.info("writer_takeover orphansCancelled={} pendingPodsChecked={}", orphans, pending);
+  }
+
   /** Non-blocking: makes sure a placeholder exists or is being submitted for the pod. */
   public void requestPlaceholder(PodRef ref) {
+    if (!writer.getAsBoolean()) {
+      return;
+    }
     Instant now = clock.instant();
     boolean mine =
         registry.claim(
@@ -130,6 +156,9 @@ public final class PlaceholderLifecycle {
   /** Cancels the pod's placeholder (the pod is gone, terminal, or was replaced). */
   public void release(PodRef ref, String why) {
     registry.remove(ref.uid());
+    if (!writer.getAsBoolean()) {
+      return;
+    }
     cache
         .jobForPod(ref.uid())
         .filter(j -> !j.state().isFinal())
@@ -250,6 +279,9 @@ public final class PlaceholderLifecycle {
    * are adopted by {@link #requestPlaceholder} finding their job in the cache.
    */
   public int cancelOrphans() {
+    if (!writer.getAsBoolean()) {
+      return 0;
+    }
     java.util.Set<String> uids = new java.util.HashSet<>();
     pods.pods().forEach(p -> uids.add(p.getMetadata().getUid()));
     int n = 0;
@@ -266,6 +298,9 @@ public final class PlaceholderLifecycle {
 
   /** A Slurm job changed (cache listener, poller thread): react for placeholders only. */
   public void onJobChange(JobChange change) {
+    if (!writer.getAsBoolean()) {
+      return;
+    }
     preemptions.observe(change);
     SlurmJob job = change.after().or(change::before).orElseThrow();
     Optional<PlaceholderTag> tag = job.placeholder();

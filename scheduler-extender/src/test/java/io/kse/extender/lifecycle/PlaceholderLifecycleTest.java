@@ -313,6 +313,20 @@ class PlaceholderLifecycleTest {
   }
 
   @Test
+  void aReplicaThatIsNotTheWriterNeverActsAndTheNewWriterCatchesUp() {
+    java.util.concurrent.atomic.AtomicBoolean writer =
+        new java.util.concurrent.atomic.AtomicBoolean(false);
+    lifecycle.writerGate(writer::get);
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    lifecycle.requestPlaceholder(PlaceholderLifecycle.ref(p));
+    assertThat(slurm.submissions()).isEmpty();
+    writer.set(true);
+    lifecycle.takeOver();
+    assertThat(slurm.submissions()).hasSize(1);
+  }
+
+  @Test
   void aTerminalPodReleasesItsPlaceholder() {
     Pod p = pod("llm-0", "uid-1", Map.of());
     lifecycle.onPod(p);

@@ -1,0 +1,81 @@
+package io.kse.extender.k8s;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * High availability: every replica answers kube-scheduler from its own caches, but only the holder
+ * of this Lease acts on the world (submits, cancels, evicts, wakes pods, sweeps orphans), so two
+ * replicas never submit a pod's placeholder twice. The lease is renewed every few seconds; a
+ * replica that loses it stops acting at once, and the new leader re-checks every pod.
+ */
+public final class WriterLease implements BooleanSupplier, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(WriterLease.class);
+
+  private final AtomicBoolean leading = new AtomicBoolean();
+  private final CompletableFuture<?> election;
+
+  /**
+   * @param onStartLeading runs (on the elector's thread) when this replica becomes the writer
+   */
+  public WriterLease(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String identity,
+      Runnable onStartLeading) {
+    this.election =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(name)
+                    .withLock(new LeaseLock(namespace, name, identity))
+                    .withLeaseDuration(Duration.ofSeconds(15))
+                    .withRenewDeadline(Duration.ofSeconds(10))
+                    .withRetryPeriod(Duration.ofSeconds(2))
+                    .withReleaseOnCancel()
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(
+                            () -> {
+                              leading.set(true);
+                              LOG.info(
+                                  "leader_elected lease={}/{} identity={}",
+                                  namespace,
+                                  name,
+                                  identity);
+                              onStartLeading.run();
+                            },
+                            () -> {
+                              leading.set(false);
+                              LOG.info(
+                                  "leader_lost lease={}/{} identity={}", namespace, name, identity);
+                            },
+                            newLeader ->
+                                LOG.info(
+                                    "leader_is lease={}/{} holder={}", namespace, name, newLeader)))
+                    .build())
+            .build()
+            .start();
+  }
+
+  /** True while this replica holds the lease. */
+  @Override
+  public boolean getAsBoolean() {
+    return leading.get();
+  }
+
+  @Override
+  public void close() {
+    leading.set(false);
+    election.cancel(true); // releases the lease (releaseOnCancel) so a peer takes over at once
+  }
+}
