@@ -31,6 +31,8 @@ public record ExtenderConfig(
     boolean leaderElection,
     String leaseNamespace,
     String leaseName,
+    String drainVia,
+    Optional<String> scontrolConf,
     SlurmConfig slurm) {
 
   public static final Map<String, String> VARIABLES = variables();
@@ -54,6 +56,21 @@ public record ExtenderConfig(
         "batch (every Slurm) or external (slurmrestd v0.0.44) (default batch)");
     v.put("KSE_WORKERS", "threads for Slurm and API calls (default 8)");
     v.put("KSE_NAMESPACE", "only watch pods in this namespace (default: all)");
+    v.put(
+        "KSE_LEADER_ELECTION",
+        "true: only the Lease holder submits/cancels/evicts (run 2+ replicas);"
+            + " false: this replica always does (default true)");
+    v.put(
+        "KSE_LEASE_NAMESPACE",
+        "namespace of the writer Lease (default: POD_NAMESPACE, else default)");
+    v.put("KSE_LEASE_NAME", "name of the writer Lease (default kube-slurm-extender)");
+    v.put(
+        "KSE_DRAIN_VIA",
+        "how cordons drain Slurm nodes: rest (slurmrestd v0.0.41+), scontrol (needs"
+            + " KSE_SCONTROL_CONF and munge), or off (default rest)");
+    v.put("KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol");
+    v.put(
+        "KSE_LOG_LEVEL", "log level of the extender's own loggers (default INFO; read by logback)");
     v.put(
         "KSE_POD_FIELD_SELECTOR",
         "true: the API server selects pods by spec.schedulerName; false: select"
@@ -110,6 +127,15 @@ public record ExtenderConfig(
         parse(env, "KSE_POD_FIELD_SELECTOR", true, ExtenderConfig::bool, "true or false", problems);
     boolean leader =
         parse(env, "KSE_LEADER_ELECTION", true, ExtenderConfig::bool, "true or false", problems);
+    String drainVia = env.getOrDefault("KSE_DRAIN_VIA", "rest");
+    if (!java.util.Set.of("rest", "scontrol", "off").contains(drainVia)) {
+      problems.add("KSE_DRAIN_VIA='" + drainVia + "': expected rest, scontrol or off");
+    }
+    Optional<String> scontrolConf =
+        Optional.ofNullable(env.get("KSE_SCONTROL_CONF")).filter(x -> !x.isBlank());
+    if (drainVia.equals("scontrol") && scontrolConf.isEmpty()) {
+      problems.add("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "invalid settings:\n  - " + String.join("\n  - ", problems));
@@ -129,6 +155,8 @@ public record ExtenderConfig(
         leader,
         env.getOrDefault("KSE_LEASE_NAMESPACE", env.getOrDefault("POD_NAMESPACE", "default")),
         env.getOrDefault("KSE_LEASE_NAME", "kube-slurm-extender"),
+        drainVia,
+        scontrolConf,
         slurm);
   }
 

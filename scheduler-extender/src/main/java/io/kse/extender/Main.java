@@ -183,9 +183,27 @@ public final class Main {
     cache.addJobListener(lifecycle::onJobChange);
     java.util.concurrent.atomic.AtomicReference<io.kse.extender.k8s.WriterLease> lease =
         new java.util.concurrent.atomic.AtomicReference<>();
-    if (cfg.leaderElection()) {
-      lifecycle.writerGate(() -> lease.get() != null && lease.get().getAsBoolean());
-    }
+    java.util.function.BooleanSupplier isWriter =
+        cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
+    lifecycle.writerGate(isWriter);
+
+    // cordon <-> drain sync, serialised on one thread
+    io.kse.extender.k8s.NodeInformer kubeNodes = new io.kse.extender.k8s.NodeInformer(kube);
+    svc.onStop(kubeNodes::close);
+    ExecutorService nodeSyncThread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "kse-node-sync");
+              t.setDaemon(true);
+              return t;
+            });
+    svc.onStop(nodeSyncThread::shutdownNow);
+    io.kse.slurm.NodeAdmin nodeAdmin =
+        cfg.drainVia().equals("scontrol")
+            ? new io.kse.slurm.cli.ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())
+            : io.kse.slurm.NodeAdmin.rest(slurm);
+    io.kse.extender.k8s.NodeSync nodeSync =
+        new io.kse.extender.k8s.NodeSync(kubeNodes, cache, nodeAdmin, nodeNames, isWriter);
 
     FilterService filter =
         new FilterService(cache, registry, nodeNames, lifecycle::requestPlaceholder);
@@ -239,9 +257,21 @@ public final class Main {
             lifecycle.takeOver();
           }
         };
+    Runnable startNodeSync =
+        () -> {
+          kubeNodes.start(nodeNames, n -> nodeSyncThread.execute(() -> sync(cfg, nodeSync, n)));
+          cache.addNodeListener(
+              (before, after) ->
+                  after.ifPresent(
+                      n ->
+                          nodeSyncThread.execute(
+                              () -> sync(cfg, nodeSync, nodeNames.kubernetes(n.name())))));
+        };
     Thread connector =
         new Thread(
-            () -> connect(cfg, slurm, prometheus, cache, pods, lifecycle, becomeWriter),
+            () ->
+                connect(
+                    cfg, slurm, prometheus, cache, pods, lifecycle, becomeWriter, startNodeSync),
             "kse-slurm-connect");
     connector.setDaemon(true);
     connector.start();
@@ -255,7 +285,8 @@ public final class Main {
       SlurmStateCache cache,
       PodInformer pods,
       PlaceholderLifecycle lifecycle,
-      Runnable becomeWriter) {
+      Runnable becomeWriter,
+      Runnable startNodeSync) {
     long delay = 500;
     while (!slurm.isConnected()) {
       try {
@@ -281,6 +312,17 @@ public final class Main {
     }
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
     becomeWriter.run(); // the writer sweeps orphans and re-checks every pending pod
+    startNodeSync.run();
+  }
+
+  private static void sync(ExtenderConfig cfg, io.kse.extender.k8s.NodeSync nodeSync, String node) {
+    if (!cfg.drainVia().equals("off")) {
+      try {
+        nodeSync.reconcile(node);
+      } catch (RuntimeException e) {
+        LOG.warn("node_sync_failed node={} error={}", node, e.toString());
+      }
+    }
   }
 
   private static void sleep(long ms) {

@@ -30,6 +30,31 @@ class ExtenderConfigTest {
   }
 
   @Test
+  void everyVariableTheServiceReadsIsDeclaredAndAccepted() throws Exception {
+    String source =
+        java.nio.file.Files.readString(
+            java.nio.file.Path.of("src/main/java/io/kse/extender/ExtenderConfig.java"));
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"(KSE_[A-Z_]+)\"").matcher(source);
+    java.util.Set<String> read = new java.util.TreeSet<>();
+    while (m.find()) {
+      if (!m.group(1).startsWith("KSE_SLURM_")
+          && !m.group(1).endsWith("_")) { // prefixes, not names
+        read.add(m.group(1));
+      }
+    }
+    assertThat(ExtenderConfig.VARIABLES.keySet()).containsAll(read);
+    Map<String, String> env = minimal();
+    env.put("KSE_LEADER_ELECTION", "false");
+    env.put("KSE_DRAIN_VIA", "scontrol");
+    env.put("KSE_SCONTROL_CONF", "/etc/slurm/slurm.conf");
+    env.put("KSE_LOG_LEVEL", "DEBUG");
+    ExtenderConfig c = ExtenderConfig.fromEnv(env);
+    assertThat(c.leaderElection()).isFalse();
+    assertThat(c.drainVia()).isEqualTo("scontrol");
+  }
+
+  @Test
   void reportsEveryProblemNamingTheVariable() {
     Map<String, String> env = new HashMap<>();
     env.put("KSE_HTTP_PORT", "99999");

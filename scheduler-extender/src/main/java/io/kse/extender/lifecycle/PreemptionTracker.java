@@ -28,6 +28,8 @@ public final class PreemptionTracker {
   private final Deque<Seen> starts = new ArrayDeque<>();
   private final Set<String> paired = new HashSet<>();
   private final BiConsumer<SlurmJob, SlurmJob> onPreemption;
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
 
   /**
    * @param onPreemption called with (placeholder, victim) for every pair found
@@ -45,6 +47,32 @@ public final class PreemptionTracker {
     }
     SlurmJob after = c.after().get();
     boolean placeholder = after.placeholder().isPresent();
+    if (LOG.isDebugEnabled()) {
+      LOG.debug(
+          "job_change slurmJob={} placeholder={} before={} after={} started={} lost={}",
+          after.id(),
+          placeholder,
+          c.before()
+              .map(
+                  j ->
+                      j.state()
+                          + "@"
+                          + j.nodes()
+                          + "/r"
+                          + j.restartCount()
+                          + "/s"
+                          + j.startTime().orElse(null))
+              .orElse("-"),
+          after.state()
+              + "@"
+              + after.nodes()
+              + "/r"
+              + after.restartCount()
+              + "/s"
+              + after.startTime().orElse(null),
+          c.started(),
+          !placeholder && lostAllocation(c));
+    }
     if (placeholder && c.started()) {
       for (Seen v : victims) {
         pair(after, v.job());

@@ -57,7 +57,7 @@ class ExtenderLifecycleIT {
     Path policy = Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath();
     ExtenderConfig cfg =
         ExtenderConfig.fromEnv(
-            Map.of(
+            kv(
                 "KSE_HTTP_HOST",
                 "127.0.0.1",
                 "KSE_HTTP_PORT",
@@ -76,9 +76,22 @@ class ExtenderLifecycleIT {
                 "200",
                 // the mock API server does not implement the spec.schedulerName field selector
                 "KSE_POD_FIELD_SELECTOR",
-                "false"));
+                "false",
+                // slurmrestd 22.05 cannot drain nodes
+                "KSE_DRAIN_VIA",
+                "scontrol",
+                "KSE_SCONTROL_CONF",
+                cluster.env("SLURM_CONF")));
     service = Main.start(cfg, client, Clock.systemUTC());
     await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
+  }
+
+  static Map<String, String> kv(String... keyValues) {
+    Map<String, String> m = new java.util.HashMap<>();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      m.put(keyValues[i], keyValues[i + 1]);
+    }
+    return m;
   }
 
   @AfterAll
@@ -228,14 +241,24 @@ class ExtenderLifecycleIT {
           "--wrap",
           "sleep 3600");
     }
+    // every node busy, and still busy a moment later (a job can die at launch on a node that was
+    // just freed by the previous test): only then does the pod need a preemption
     await()
-        .atMost(Duration.ofSeconds(20))
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
         .until(
             () ->
                 slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
-                        .filter(SlurmJob::isAllocated)
+                        .filter(j -> j.isAllocated() && j.name().startsWith("train-"))
                         .count()
                     == 8);
+    Thread.sleep(1500);
+    assertThat(
+            slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
+                .filter(j -> j.isAllocated() && j.name().startsWith("train-"))
+                .count())
+        .as("all training jobs still running")
+        .isEqualTo(8);
     Pod p = pod("big-0");
     p.getSpec()
         .getContainers()
@@ -258,11 +281,73 @@ class ExtenderLifecycleIT {
                               .contains("(train-")
                               .contains("partition training, tier training, 8 GPUs)");
                         }));
+    assertThat(
+            slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
+                .filter(j -> j.name().startsWith("train-") && j.restartCount() == 1)
+                .count())
+        .as("Slurm requeued exactly one training job")
+        .isEqualTo(1);
     assertThat(get("/metrics").body())
         .contains("kse_preemptions_total{tier=\"inference\",victim_tier=\"training\"} 1.0")
         .contains("kse_pod_allocation_seconds_count");
     client.pods().inNamespace("serving").withName("big-0").delete();
     cluster.cancelAll();
+  }
+
+  @Test
+  void cordonsDrainSlurmNodesAndSlurmDrainsTaintKubernetesNodes() {
+    for (int i = 0; i < 8; i++) {
+      client
+          .nodes()
+          .resource(
+              new io.fabric8.kubernetes.api.model.NodeBuilder()
+                  .withNewMetadata()
+                  .withName("gpu-node-" + i)
+                  .endMetadata()
+                  .withNewSpec()
+                  .endSpec()
+                  .build())
+          .createOr(n -> n.update());
+    }
+    client
+        .nodes()
+        .withName("gpu-node-3")
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(true);
+              return n;
+            });
+    await().atMost(Duration.ofSeconds(20)).until(() -> slurmNode("gpu-node-3").isDraining());
+    assertThat(slurmNode("gpu-node-3").reason()).isEqualTo("kse: cordoned in Kubernetes");
+    client
+        .nodes()
+        .withName("gpu-node-3")
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(false);
+              return n;
+            });
+    await().atMost(Duration.ofSeconds(20)).until(() -> !slurmNode("gpu-node-3").isDraining());
+
+    cluster.cli("scontrol", "update", "nodename=gpu-node-5", "state=drain", "reason=maintenance");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> taints("gpu-node-5").contains("kse.io/slurm-unavailable"));
+    cluster.cli("scontrol", "update", "nodename=gpu-node-5", "state=resume");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> !taints("gpu-node-5").contains("kse.io/slurm-unavailable"));
+  }
+
+  static io.kse.slurm.SlurmNode slurmNode(String name) {
+    return slurm.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  static List<String> taints(String node) {
+    var spec = client.nodes().withName(node).get().getSpec();
+    return spec.getTaints() == null
+        ? List.of()
+        : spec.getTaints().stream().map(t -> t.getKey()).toList();
   }
 
   @Test

@@ -1,0 +1,148 @@
+package io.kse.extender.k8s;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Kubernetes nodes through an informer: the Slurm-name label, cordons, and our taint. */
+public final class NodeInformer implements KubeNodes, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeInformer.class);
+
+  private final KubernetesClient client;
+  private volatile SharedIndexInformer<Node> informer;
+
+  public NodeInformer(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Starts watching; every change updates {@code names} and is passed to {@code onChange}. */
+  public void start(NodeNames names, Consumer<String> onChange) {
+    informer =
+        client
+            .nodes()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Node n) {
+                    names.observe(n.getMetadata().getName(), label(n));
+                    onChange.accept(n.getMetadata().getName());
+                  }
+
+                  @Override
+                  public void onUpdate(Node old, Node n) {
+                    names.observe(n.getMetadata().getName(), label(n));
+                    onChange.accept(n.getMetadata().getName());
+                  }
+
+                  @Override
+                  public void onDelete(Node n, boolean unknown) {
+                    names.forget(n.getMetadata().getName());
+                  }
+                },
+                0);
+  }
+
+  private static String label(Node n) {
+    return n.getMetadata().getLabels() == null
+        ? null
+        : n.getMetadata().getLabels().get(NodeNames.LABEL);
+  }
+
+  public boolean synced() {
+    return informer != null && informer.hasSynced();
+  }
+
+  @Override
+  public Collection<KubeNode> nodes() {
+    return informer == null
+        ? List.of()
+        : informer.getStore().list().stream().map(NodeInformer::view).toList();
+  }
+
+  @Override
+  public Optional<KubeNode> node(String name) {
+    return informer == null
+        ? Optional.empty()
+        : Optional.ofNullable(informer.getStore().getByKey(name)).map(NodeInformer::view);
+  }
+
+  private static KubeNode view(Node n) {
+    boolean cordoned = n.getSpec() != null && Boolean.TRUE.equals(n.getSpec().getUnschedulable());
+    Optional<String> taint =
+        n.getSpec() == null || n.getSpec().getTaints() == null
+            ? Optional.empty()
+            : n.getSpec().getTaints().stream()
+                .filter(t -> NodeSync.TAINT_KEY.equals(t.getKey()))
+                .map(t -> t.getValue() == null ? "" : t.getValue())
+                .findFirst();
+    return new KubeNode(n.getMetadata().getName(), cordoned, taint);
+  }
+
+  @Override
+  public void taint(String node, String value) {
+    edit(
+        node,
+        n -> {
+          List<Taint> taints =
+              new ArrayList<>(
+                  n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints());
+          taints.removeIf(t -> NodeSync.TAINT_KEY.equals(t.getKey()));
+          taints.add(
+              new TaintBuilder()
+                  .withKey(NodeSync.TAINT_KEY)
+                  .withValue(value)
+                  .withEffect("NoSchedule")
+                  .build());
+          n.getSpec().setTaints(taints);
+        });
+  }
+
+  @Override
+  public void untaint(String node) {
+    edit(
+        node,
+        n -> {
+          if (n.getSpec().getTaints() != null) {
+            List<Taint> taints = new ArrayList<>(n.getSpec().getTaints());
+            taints.removeIf(t -> NodeSync.TAINT_KEY.equals(t.getKey()));
+            n.getSpec().setTaints(taints);
+          }
+        });
+  }
+
+  private void edit(String node, Consumer<Node> change) {
+    try {
+      client
+          .nodes()
+          .withName(node)
+          .edit(
+              n -> {
+                if (n.getSpec() == null) {
+                  n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+                }
+                change.accept(n);
+                return n;
+              });
+    } catch (KubernetesClientException e) {
+      LOG.warn("node_edit_failed node={} error={}", node, e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.kse.extender.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kse.extender.testing.FakeSlurm;
+import io.kse.slurm.NodeAdmin;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class NodeSyncTest {
+  final FakeSlurm slurm = new FakeSlurm();
+  final Map<String, KubeNodes.KubeNode> nodes = new LinkedHashMap<>();
+  final List<String> log = new ArrayList<>();
+  boolean writer = true;
+
+  final KubeNodes kube =
+      new KubeNodes() {
+        @Override
+        public Collection<KubeNode> nodes() {
+          return nodes.values();
+        }
+
+        @Override
+        public Optional<KubeNode> node(String name) {
+          return Optional.ofNullable(nodes.get(name));
+        }
+
+        @Override
+        public void taint(String node, String value) {
+          log.add("taint " + node + "=" + value);
+          nodes.put(node, new KubeNode(node, nodes.get(node).cordoned(), Optional.of(value)));
+        }
+
+        @Override
+        public void untaint(String node) {
+          log.add("untaint " + node);
+          nodes.put(node, new KubeNode(node, nodes.get(node).cordoned(), Optional.empty()));
+        }
+      };
+  final NodeSync sync =
+      new NodeSync(kube, slurm.cache, NodeAdmin.rest(slurm.client), new NodeNames(), () -> writer);
+
+  void kubeNode(String name, boolean cordoned) {
+    nodes.put(name, new KubeNodes.KubeNode(name, cordoned, Optional.empty()));
+  }
+
+  void round() {
+    slurm.cache.pollOnce();
+    sync.reconcileAll();
+    slurm.cache.pollOnce();
+  }
+
+  @Test
+  void aCordonDrainsTheSlurmNodeAndUncordonResumesIt() {
+    kubeNode("gpu-node-0", true);
+    round();
+    assertThat(slurm.cache.node("gpu-node-0").orElseThrow().reason())
+        .isEqualTo(NodeSync.DRAIN_REASON);
+    assertThat(log).as("our own drain never taints").isEmpty();
+    kubeNode("gpu-node-0", false);
+    round();
+    assertThat(slurm.cache.node("gpu-node-0").orElseThrow().isDraining()).isFalse();
+  }
+
+  @Test
+  void aSlurmDrainTaintsTheNodeAndIsNeverUndoneByUs() {
+    kubeNode("gpu-node-1", false);
+    slurm.client.drain("gpu-node-1", "bad GPU");
+    round();
+    assertThat(log).containsExactly("taint gpu-node-1=idle-drain");
+    assertThat(slurm.cache.node("gpu-node-1").orElseThrow().reason())
+        .as("an SRE's drain stays")
+        .isEqualTo("bad GPU");
+    slurm.client.resume("gpu-node-1");
+    round();
+    assertThat(log).containsExactly("taint gpu-node-1=idle-drain", "untaint gpu-node-1");
+  }
+
+  @Test
+  void aCordonOfADrainedNodeDoesNotTakeOverTheSresDrain() {
+    kubeNode("gpu-node-1", true);
+    slurm.client.drain("gpu-node-1", "bad GPU");
+    round();
+    kubeNode("gpu-node-1", false);
+    round();
+    assertThat(slurm.cache.node("gpu-node-1").orElseThrow().reason()).isEqualTo("bad GPU");
+  }
+
+  @Test
+  void nodesOfOnlyOneWorldAndNonWritersAreLeftAlone() {
+    kubeNode("cpu-node-0", true);
+    round();
+    assertThat(log).isEmpty();
+    writer = false;
+    kubeNode("gpu-node-0", true);
+    round();
+    assertThat(slurm.cache.node("gpu-node-0").orElseThrow().isDraining()).isFalse();
+  }
+}
