@@ -223,24 +223,7 @@ class ExtenderLifecycleIT {
   @Test
   void aPodThatNeedsAPreemptionIsToldWhichTrainingJobGaveWay() throws Exception {
     cluster.cancelAll();
-    for (int i = 0; i < 8; i++) {
-      cluster.cli(
-          "sbatch",
-          "-Q",
-          "-p",
-          "training",
-          "--exclusive",
-          "-N1",
-          "--gres=gpu:h100:8",
-          "-J",
-          "train-" + i,
-          "-o",
-          "/dev/null",
-          "-D",
-          cluster.jobDir().toString(),
-          "--wrap",
-          "sleep 3600");
-    }
+    cluster.submitTrainingOnEveryNode();
     // every node busy, and still busy a moment later (a job can die at launch on a node that was
     // just freed by the previous test): only then does the pod need a preemption
     await()

@@ -159,6 +159,13 @@ class PlaceholderLifecycleTest {
     return p;
   }
 
+  /** The pod appears; returns the job id of the placeholder it got. */
+  long submitted(Pod p) {
+    lifecycle.onPod(p);
+    return ((PlaceholderState.Submitted) registry.get(p.getMetadata().getUid()).orElseThrow())
+        .jobId();
+  }
+
   @Test
   void submitsOnePlaceholderPerPodWhateverHowOftenAsked() {
     Pod p = pod("llm-0", "uid-1", Map.of());
@@ -212,8 +219,7 @@ class PlaceholderLifecycleTest {
   @Test
   void wakesThePodWhenSlurmAllocatesAndCancelsTheJobWhenThePodGoes() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     cache.pollOnce();
     slurm.allocate(id, List.of("gpu-node-1"));
     cache.pollOnce();
@@ -229,8 +235,7 @@ class PlaceholderLifecycleTest {
   @Test
   void evictsABoundPodWhosePlaceholderWasPreempted() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     slurm.allocate(id, List.of("gpu-node-1"));
     cache.pollOnce();
     p.getSpec().setNodeName("gpu-node-1");
@@ -244,8 +249,7 @@ class PlaceholderLifecycleTest {
   @Test
   void resubmitsForAPendingPodWhosePlaceholderWasPreempted() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     slurm.allocate(id, List.of("gpu-node-1"));
     cache.pollOnce();
     slurm.end(id, JobState.PREEMPTED);
@@ -257,8 +261,7 @@ class PlaceholderLifecycleTest {
   @Test
   void cancelsAPlaceholderWhosePodNoLongerExists() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     cache.pollOnce();
     pods.clear();
     slurm.allocate(id, List.of("gpu-node-0"));
@@ -270,8 +273,7 @@ class PlaceholderLifecycleTest {
   void attributesASlurmPreemptionToThePodChargesTheBudgetAndCountsIt() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     cache.pollOnce();
     // what Slurm does in one scheduling pass: requeue the training job, start the placeholder
     slurm.requeue(training);
@@ -302,8 +304,7 @@ class PlaceholderLifecycleTest {
   void aTrainingJobEndingOnAnotherNodeIsNotAPreemption() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-0"));
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     cache.pollOnce();
     slurm.requeue(training);
     slurm.allocate(id, List.of("gpu-node-1"));
@@ -329,8 +330,7 @@ class PlaceholderLifecycleTest {
   @Test
   void aTerminalPodReleasesItsPlaceholder() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    lifecycle.onPod(p);
-    long id = ((PlaceholderState.Submitted) registry.get("uid-1").orElseThrow()).jobId();
+    long id = submitted(p);
     cache.pollOnce();
     p.getStatus().setPhase("Succeeded");
     lifecycle.onPod(p);

@@ -12,7 +12,6 @@ import io.kse.slurm.testing.LocalSlurmCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,29 +35,7 @@ final class PreemptionScenario {
   /** Fills every node with one exclusive training job submitted by sbatch; returns the ids. */
   static List<Long> fillWithTraining(
       LocalSlurmCluster cluster, SlurmClient slurm, String... extraArgs) {
-    int nodes = Integer.parseInt(cluster.env("KSE_LAB_NODES"));
-    List<Long> ids = new ArrayList<>();
-    for (int i = 0; i < nodes; i++) {
-      List<String> cmd =
-          new ArrayList<>(
-              List.of(
-                  "sbatch",
-                  "--parsable",
-                  "-p",
-                  "training",
-                  "--exclusive",
-                  "-N1",
-                  "--gres=gpu:h100:8",
-                  "-J",
-                  "train-" + i,
-                  "-o",
-                  "/dev/null",
-                  "-D",
-                  cluster.jobDir().toString()));
-      cmd.addAll(List.of(extraArgs));
-      cmd.addAll(List.of("--wrap", "sleep 3600"));
-      ids.add(Long.parseLong(cluster.cli(cmd.toArray(String[]::new)).trim().split(";")[0]));
-    }
+    List<Long> ids = cluster.submitTrainingOnEveryNode(extraArgs);
     await()
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(100))

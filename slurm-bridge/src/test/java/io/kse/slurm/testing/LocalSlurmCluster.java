@@ -131,6 +131,38 @@ public final class LocalSlurmCluster {
         .workingDirectory(jobDir().toString());
   }
 
+  /**
+   * Fills every node with one exclusive 8-GPU training job submitted by {@code sbatch} (partition
+   * training, plus {@code extraArgs} such as {@code --qos=training}); returns the job ids. Does not
+   * wait for them to start.
+   */
+  public List<Long> submitTrainingOnEveryNode(String... extraArgs) {
+    int nodes = Integer.parseInt(env("KSE_LAB_NODES"));
+    List<Long> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      List<String> cmd =
+          new java.util.ArrayList<>(
+              List.of(
+                  "sbatch",
+                  "--parsable",
+                  "-p",
+                  "training",
+                  "--exclusive",
+                  "-N1",
+                  "--gres=gpu:h100:8",
+                  "-J",
+                  "train-" + i,
+                  "-o",
+                  "/dev/null",
+                  "-D",
+                  jobDir().toString()));
+      cmd.addAll(List.of(extraArgs));
+      cmd.addAll(List.of("--wrap", "sleep 3600"));
+      ids.add(Long.parseLong(cli(cmd.toArray(String[]::new)).trim().split(";")[0]));
+    }
+    return ids;
+  }
+
   /** A bridge config using the unprivileged token user. */
   public SlurmConfig config() {
     return SlurmConfig.of(
