@@ -42,7 +42,12 @@ public final class ExtenderServer {
   private final Supplier<String> scrape;
   private final Function<PodRef, Optional<JsonNode>> explain;
   private final long bodyLimit;
+
+  /** Last reason logged per pod UID, so a retried filter call logs only when its answer changes. */
   private final Map<String, String> lastVerdict = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Deleted pods never say goodbye here; forgetting everything now and then bounds the map. */
+  static final int MAX_REMEMBERED_VERDICTS = 50_000;
 
   public ExtenderServer(
       FilterService filter,
@@ -191,6 +196,9 @@ public final class ExtenderServer {
     FilterVerdict v = filter.filter(req);
     byte[] out = FilterResponse.write(req, v.passing(), v.reason(), false);
     // one INFO line per decision change, not per retried call
+    if (lastVerdict.size() > MAX_REMEMBERED_VERDICTS) {
+      lastVerdict.clear(); // at worst one extra log line per pod
+    }
     if (!v.reason().equals(lastVerdict.put(req.pod().uid(), v.reason()))) {
       LOG.info(
           "filter pod={} uid={} verdict={} passing={} reason=\"{}\"",
