@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -118,26 +117,7 @@ class ExtenderLifecycleIT {
   }
 
   static Pod pod(String name) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace("serving")
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName("slurm-inference")
-        .addNewContainer()
-        .withName("server")
-        .withImage("llm:1")
-        .withNewResources()
-        .addToRequests("cpu", new Quantity("4"))
-        .addToRequests("nvidia.com/gpu", new Quantity("4"))
-        .endResources()
-        .endContainer()
-        .endSpec()
-        .withNewStatus()
-        .withPhase("Pending")
-        .endStatus()
-        .build();
+    return io.kse.extender.testing.Pods.pending(name, 4, 4);
   }
 
   @Test

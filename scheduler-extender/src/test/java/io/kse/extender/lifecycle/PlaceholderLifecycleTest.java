@@ -3,8 +3,6 @@ package io.kse.extender.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodSource;
@@ -132,28 +130,11 @@ class PlaceholderLifecycleTest {
 
   Pod pod(String name, String uid, Map<String, String> annotations) {
     Pod p =
-        new PodBuilder()
-            .withNewMetadata()
-            .withNamespace("serving")
-            .withName(name)
+        io.kse.extender.testing.Pods.pending(name, 3, 4, annotations)
+            .editMetadata()
             .withUid(uid)
-            .withAnnotations(annotations)
             .withCreationTimestamp(java.time.Instant.now().minusSeconds(2).toString())
             .endMetadata()
-            .withNewSpec()
-            .withSchedulerName("slurm-inference")
-            .addNewContainer()
-            .withName("c")
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("3"))
-            .addToRequests("memory", new Quantity("2Gi"))
-            .addToRequests("nvidia.com/gpu", new Quantity("4"))
-            .endResources()
-            .endContainer()
-            .endSpec()
-            .withNewStatus()
-            .withPhase("Pending")
-            .endStatus()
             .build();
     pods.put("serving/" + name, p);
     return p;
