@@ -57,6 +57,8 @@ public record ExtenderConfig(
     v.put("KSE_WORKERS", "threads for Slurm and API calls (default 8)");
     v.put("KSE_NAMESPACE", "only watch pods in this namespace (default: all)");
     v.put(
+        "KSE_CONFIG_FILE", "YAML file of these same KSE_* settings; the environment overrides it");
+    v.put(
         "KSE_LEADER_ELECTION",
         "true: only the Lease holder submits/cancels/evicts (run 2+ replicas);"
             + " false: this replica always does (default true)");

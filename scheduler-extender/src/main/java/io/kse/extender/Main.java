@@ -86,14 +86,22 @@ public final class Main {
       System.out.println("kube-slurm-extender " + version());
       return;
     }
-    if (args.length > 0 && !args[0].equals("serve")) {
+    java.util.List<String> rest = new java.util.ArrayList<>(java.util.List.of(args));
+    if (!rest.isEmpty() && rest.get(0).equals("serve")) {
+      rest.remove(0);
+    }
+    java.util.Optional<java.nio.file.Path> configFile =
+        java.util.Optional.ofNullable(System.getenv("KSE_CONFIG_FILE")).map(java.nio.file.Path::of);
+    if (rest.size() == 2 && rest.get(0).equals("--config")) {
+      configFile = java.util.Optional.of(java.nio.file.Path.of(rest.get(1)));
+    } else if (!rest.isEmpty()) {
       System.err.println(
-          "usage: kse-scheduler-extender [serve | check-slurm --policy FILE | --version]");
+          "usage: kse-scheduler-extender [serve [--config FILE] | check-slurm --policy FILE | --version]");
       System.exit(2);
     }
     ExtenderConfig config;
     try {
-      config = ExtenderConfig.fromEnv(System.getenv());
+      config = ExtenderConfig.fromEnv(ConfigSources.merge(configFile, System.getenv()));
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);

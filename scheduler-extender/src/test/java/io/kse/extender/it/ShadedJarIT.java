@@ -60,27 +60,25 @@ class ShadedJarIT {
         """
                 .formatted(client.getMasterUrl()));
     Path log = dir.resolve("extender.log");
+    // settings from a config file, one of them overridden by the environment
+    Path config =
+        Files.writeString(
+            dir.resolve("kse.yaml"),
+            String.join(
+                "\n",
+                "KSE_HTTP_HOST: 127.0.0.1",
+                "KSE_HTTP_PORT: 1",
+                "KSE_POLICY_FILE: "
+                    + Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath(),
+                "KSE_POD_FIELD_SELECTOR: false",
+                "KSE_SLURM_URL: " + cluster.restUrl(),
+                "KSE_SLURM_JWT_FILE: " + cluster.env("KSE_LAB_JWT_FILE"),
+                ""));
     ProcessBuilder pb =
-        new ProcessBuilder("java", "-jar", jar.toString())
+        new ProcessBuilder("java", "-jar", jar.toString(), "serve", "--config", config.toString())
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
-    pb.environment()
-        .putAll(
-            Map.of(
-                "KUBECONFIG",
-                kubeconfig.toString(),
-                "KSE_HTTP_HOST",
-                "127.0.0.1",
-                "KSE_HTTP_PORT",
-                "18889",
-                "KSE_POLICY_FILE",
-                Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath().toString(),
-                "KSE_POD_FIELD_SELECTOR",
-                "false",
-                "KSE_SLURM_URL",
-                cluster.restUrl().toString(),
-                "KSE_SLURM_JWT_FILE",
-                cluster.env("KSE_LAB_JWT_FILE")));
+    pb.environment().putAll(Map.of("KUBECONFIG", kubeconfig.toString(), "KSE_HTTP_PORT", "18889"));
     Process p = pb.start();
     try {
       String base = "http://127.0.0.1:18889";
