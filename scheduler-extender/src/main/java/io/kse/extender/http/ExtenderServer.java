@@ -232,24 +232,25 @@ public final class ExtenderServer {
     if (!pod.isObject()) {
       throw new BadExtenderRequestException("ExtenderPreemptionArgs.Pod is missing");
     }
-    ObjectNode podOnly = JSON.createObjectNode();
-    podOnly.set("Pod", pod);
-    podOnly.putArray("NodeNames");
-    FilterRequest req = FilterRequest.parse(podOnly.toString().getBytes());
-    JsonNode meta = args.path("NodeNameToMetaVictims");
-    JsonNode full = args.path("NodeNameToVictims");
+    // the filter decision needs only who the pod is and which nodes are candidates
+    JsonNode meta = pod.path("metadata");
+    PodRef ref =
+        new PodRef(
+            meta.path("namespace").asText("default"),
+            meta.path("name").asText(""),
+            meta.path("uid").asText(""));
+    if (ref.name().isEmpty() || ref.uid().isEmpty()) {
+      throw new BadExtenderRequestException(
+          "ExtenderPreemptionArgs.Pod has no metadata.uid or metadata.name");
+    }
+    JsonNode candidates =
+        args.path("NodeNameToMetaVictims").isObject()
+            ? args.path("NodeNameToMetaVictims")
+            : args.path("NodeNameToVictims");
+    FilterVerdict v =
+        filter.filter(new FilterRequest(ref, "", Map.of(), names(candidates), Map.of(), false));
     ObjectNode result = JSON.createObjectNode();
     ObjectNode victims = result.putObject("NodeNameToMetaVictims");
-    JsonNode candidates = meta.isObject() ? meta : full;
-    FilterVerdict v =
-        filter.filter(
-            new FilterRequest(
-                req.pod(),
-                req.schedulerName(),
-                req.annotations(),
-                names(candidates),
-                Map.of(),
-                false));
     for (String node : v.passing()) {
       JsonNode c = candidates.path(node);
       ObjectNode out = victims.putObject(node);

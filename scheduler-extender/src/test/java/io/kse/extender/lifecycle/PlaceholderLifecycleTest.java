@@ -140,6 +140,20 @@ class PlaceholderLifecycleTest {
     return p;
   }
 
+  /**
+   * What Slurm does in one scheduling pass: a training job on {@code trainingNode} is requeued and
+   * a pod's placeholder starts on {@code placeholderNode}. Returns the training job's id.
+   */
+  long requeueTrainingAndStartPlaceholder(String trainingNode, String placeholderNode) {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of(trainingNode));
+    long id = submitted(pod("llm-0", "uid-1", Map.of()));
+    cache.pollOnce();
+    slurm.requeue(training);
+    slurm.allocate(id, List.of(placeholderNode));
+    cache.pollOnce();
+    return training;
+  }
+
   /** The pod appears; returns the job id of the placeholder it got. */
   long submitted(Pod p) {
     lifecycle.onPod(p);
@@ -252,14 +266,7 @@ class PlaceholderLifecycleTest {
 
   @Test
   void attributesASlurmPreemptionToThePodChargesTheBudgetAndCountsIt() {
-    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
-    Pod p = pod("llm-0", "uid-1", Map.of());
-    long id = submitted(p);
-    cache.pollOnce();
-    // what Slurm does in one scheduling pass: requeue the training job, start the placeholder
-    slurm.requeue(training);
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
+    long training = requeueTrainingAndStartPlaceholder("gpu-node-1", "gpu-node-1");
     assertThat(actions)
         .anySatisfy(
             a ->
@@ -283,13 +290,7 @@ class PlaceholderLifecycleTest {
 
   @Test
   void aTrainingJobEndingOnAnotherNodeIsNotAPreemption() {
-    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-0"));
-    Pod p = pod("llm-0", "uid-1", Map.of());
-    long id = submitted(p);
-    cache.pollOnce();
-    slurm.requeue(training);
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
+    requeueTrainingAndStartPlaceholder("gpu-node-0", "gpu-node-1");
     assertThat(actions).noneMatch(a -> a.startsWith("event PreemptedSlurmJob"));
     assertThat(meters.find("kse.preemptions").counter()).isNull();
   }

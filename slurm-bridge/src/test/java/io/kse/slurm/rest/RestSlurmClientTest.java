@@ -27,16 +27,19 @@ class RestSlurmClientTest {
   private final FakeSlurmRestd restd = new FakeSlurmRestd();
   private static final String TOKEN = SlurmErrorsTest.VALID;
 
+  /** The transport to the fake slurmrestd; the user name comes from the JWT's sun claim. */
+  private SlurmHttp http(Duration timeout) {
+    return new SlurmHttp(
+        restd.url(),
+        Optional.empty(),
+        TokenSource.of(TOKEN),
+        Duration.ofSeconds(1),
+        timeout,
+        Optional.empty());
+  }
+
   private RestSlurmClient client(ApiVersion v, Duration timeout) {
-    SlurmHttp http =
-        new SlurmHttp(
-            restd.url(),
-            Optional.empty(),
-            TokenSource.of(TOKEN),
-            Duration.ofSeconds(1),
-            timeout,
-            Optional.empty());
-    return new RestSlurmClient(http, v);
+    return new RestSlurmClient(http(timeout), v);
   }
 
   private RestSlurmClient client(ApiVersion v) {
@@ -180,14 +183,7 @@ class RestSlurmClientTest {
   void discoversTheNewestServedVersion() {
     restd.on("GET /slurm/v0.0.41/ping/", Answer.ok(Fixtures.text("v0.0.41", "ping.json")));
     restd.on("GET /slurm/v0.0.38/ping", Answer.ok(Fixtures.text("v0.0.38", "ping.json")));
-    SlurmHttp http =
-        new SlurmHttp(
-            restd.url(),
-            Optional.of("kse"),
-            TokenSource.of(TOKEN),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(1),
-            Optional.empty());
+    SlurmHttp http = http(Duration.ofSeconds(1));
     assertThat(VersionProbe.discover(http)).isEqualTo(ApiVersion.V0041);
     assertThat(restd.requests())
         .extracting(FakeSlurmRestd.Request::path)
@@ -200,14 +196,7 @@ class RestSlurmClientTest {
 
   @Test
   void discoveryFailsWithEveryVersionTriedWhenNoneIsServed() {
-    SlurmHttp http =
-        new SlurmHttp(
-            restd.url(),
-            Optional.of("kse"),
-            TokenSource.of(TOKEN),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(1),
-            Optional.empty());
+    SlurmHttp http = http(Duration.ofSeconds(1));
     assertThatThrownBy(() -> VersionProbe.discover(http))
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("v0.0.44")
