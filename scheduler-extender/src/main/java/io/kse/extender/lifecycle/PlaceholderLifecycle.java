@@ -17,6 +17,7 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNotFoundException;
 import io.kse.slurm.SlurmRejectedException;
 import io.kse.slurm.cache.JobChange;
 import io.kse.slurm.cache.SlurmStateCache;
@@ -155,6 +156,12 @@ public final class PlaceholderLifecycle {
 
   /** Cancels the pod's placeholder (the pod is gone, terminal, or was replaced). */
   public void release(PodRef ref, String why) {
+    // the submit answer may be newer than the cache (polled): the registry knows that job id
+    Optional<Long> submitted =
+        registry
+            .get(ref.uid())
+            .filter(PlaceholderState.Submitted.class::isInstance)
+            .map(st -> ((PlaceholderState.Submitted) st).jobId());
     registry.remove(ref.uid());
     if (!writer.getAsBoolean()) {
       return;
@@ -162,27 +169,36 @@ public final class PlaceholderLifecycle {
     cache
         .jobForPod(ref.uid())
         .filter(j -> !j.state().isFinal())
-        .ifPresent(
-            j ->
-                workers.execute(
-                    () -> {
-                      try {
-                        slurm.cancel(j.id());
-                        LOG.info(
-                            "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
-                            ref,
-                            ref.uid(),
-                            j.id(),
-                            why);
-                      } catch (SlurmException e) {
-                        LOG.warn(
-                            "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
-                            ref,
-                            ref.uid(),
-                            j.id(),
-                            e.getMessage());
-                      }
-                    }));
+        .map(SlurmJob::id)
+        .or(() -> submitted)
+        .ifPresent(id -> workers.execute(() -> cancelFor(ref, id, why)));
+  }
+
+  private void cancelFor(PodRef ref, long jobId, String why) {
+    try {
+      slurm.cancel(jobId);
+      LOG.info(
+          "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
+          ref,
+          ref.uid(),
+          jobId,
+          why);
+    } catch (SlurmNotFoundException e) {
+      LOG.info("placeholder_already_gone pod={} uid={} slurmJob={}", ref, ref.uid(), jobId);
+    } catch (SlurmException e) {
+      LOG.warn(
+          "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
+          ref,
+          ref.uid(),
+          jobId,
+          e.getMessage());
+    }
+  }
+
+  private boolean podStillExists(PodRef ref) {
+    return pods.pod(ref.namespace(), ref.name())
+        .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
+        .isPresent();
   }
 
   private void submit(PodRef ref) {
@@ -214,6 +230,11 @@ public final class PlaceholderLifecycle {
       JobSubmission s = Placeholders.toSubmission(ref, place.job(), workDir, shape);
       long id = slurm.submit(s);
       registry.put(ref.uid(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
+      if (!podStillExists(ref)) { // deleted while the submit was in flight: nobody else will
+        cancelFor(ref, id, "pod deleted while its placeholder was being submitted");
+        registry.remove(ref.uid());
+        return;
+      }
       LOG.info(
           "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}",
           ref,

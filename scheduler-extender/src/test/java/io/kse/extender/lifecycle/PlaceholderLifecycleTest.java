@@ -228,6 +228,32 @@ class PlaceholderLifecycleTest {
   }
 
   @Test
+  void aPodDeletedBeforeTheCacheSawItsPlaceholderStillCancelsIt() {
+    // found by e2e: the delete came before the next poll, so the cache had no job for the pod
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    pods.remove("serving/llm-0");
+    lifecycle.onPodDeleted(p);
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+  }
+
+  @Test
+  void aPodDeletedWhileItsPlaceholderIsSubmittedCancelsIt() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    slurm.duringSubmit(
+        () -> {
+          pods.remove("serving/llm-0");
+          lifecycle.onPodDeleted(p); // nothing to cancel yet: the submit has not answered
+        });
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).hasSize(1);
+    assertThat(slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs())
+        .singleElement()
+        .satisfies(j -> assertThat(j.state()).isEqualTo(JobState.CANCELLED));
+    assertThat(registry.get("uid-1")).isEmpty();
+  }
+
+  @Test
   void evictsABoundPodWhosePlaceholderWasPreempted() {
     Pod p = pod("llm-0", "uid-1", Map.of());
     long id = submitted(p);

@@ -57,6 +57,13 @@ public final class FakeSlurmClient implements SlurmClient {
         List.of("training", "inference"));
   }
 
+  private Runnable duringSubmit = () -> {};
+
+  /** Runs {@code r} inside every following submit: a race with the submission in flight. */
+  public synchronized void duringSubmit(Runnable r) {
+    this.duringSubmit = r;
+  }
+
   /** Makes every following call throw {@code failure} until cleared with null. */
   public synchronized void failWith(RuntimeException failure) {
     this.failure = failure;
@@ -84,6 +91,7 @@ public final class FakeSlurmClient implements SlurmClient {
   @Override
   public synchronized long submit(JobSubmission s) {
     check();
+    duringSubmit.run();
     submissions.add(s);
     long id = nextId.getAndIncrement();
     put(

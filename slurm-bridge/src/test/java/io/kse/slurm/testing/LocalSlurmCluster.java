@@ -39,12 +39,20 @@ public final class LocalSlurmCluster {
 
   private static final Map<Mode, LocalSlurmCluster> STARTED = new ConcurrentHashMap<>();
 
-  private final Mode mode;
+  private final String dir;
   private final Map<String, String> env;
 
-  private LocalSlurmCluster(Mode mode, Map<String, String> env) {
-    this.mode = mode;
+  private LocalSlurmCluster(String dir, Map<String, String> env) {
+    this.dir = dir;
     this.env = env;
+  }
+
+  /**
+   * A cluster that something else started in {@code dir} (the e2e stack): read from its env file,
+   * never stopped by this object's creator.
+   */
+  public static LocalSlurmCluster attach(Path dir) {
+    return new LocalSlurmCluster(dir.toString(), readEnv(dir.resolve("env")));
   }
 
   /** Starts (or reuses) the cluster of this mode with 8 nodes. */
@@ -71,7 +79,7 @@ public final class LocalSlurmCluster {
       cmd.add("--accounting");
     }
     run(cmd, Duration.ofMinutes(10));
-    LocalSlurmCluster c = new LocalSlurmCluster(mode, readEnv(Path.of(mode.dir, "env")));
+    LocalSlurmCluster c = new LocalSlurmCluster(mode.dir, readEnv(Path.of(mode.dir, "env")));
     if (!wasRunning && !"1".equals(System.getenv("KSE_LAB_KEEP"))) {
       Runtime.getRuntime().addShutdownHook(new Thread(c::stop, "kse-slurm-stop-" + mode));
     }
@@ -181,7 +189,7 @@ public final class LocalSlurmCluster {
 
   /** Stops only slurmrestd (outage tests); {@link #startRest} brings it back. */
   public void stopRest() {
-    run(List.of(script().toString(), "rest-stop", "--dir", mode.dir), Duration.ofSeconds(30));
+    run(List.of(script().toString(), "rest-stop", "--dir", dir), Duration.ofSeconds(30));
   }
 
   public void startRest() {
@@ -190,28 +198,28 @@ public final class LocalSlurmCluster {
             script().toString(),
             "rest-start",
             "--dir",
-            mode.dir,
+            dir,
             "--rest-port",
-            Integer.toString(mode.restPort)),
+            Integer.toString(restUrl().getPort())),
         Duration.ofSeconds(30));
   }
 
   /** Stops slurmctld only (outage tests); {@link #startController} restarts it with its state. */
   public void stopController() {
-    run(List.of(script().toString(), "ctld-stop", "--dir", mode.dir), Duration.ofSeconds(30));
+    run(List.of(script().toString(), "ctld-stop", "--dir", dir), Duration.ofSeconds(30));
   }
 
   public void startController() {
-    run(List.of(script().toString(), "ctld-start", "--dir", mode.dir), Duration.ofSeconds(60));
+    run(List.of(script().toString(), "ctld-start", "--dir", dir), Duration.ofSeconds(60));
   }
 
   /** Cancels every job, so tests start from an idle cluster. */
   public void cancelAll() {
-    run(List.of(script().toString(), "cancel-all", "--dir", mode.dir), Duration.ofSeconds(60));
+    run(List.of(script().toString(), "cancel-all", "--dir", dir), Duration.ofSeconds(60));
   }
 
   public void stop() {
-    run(List.of(script().toString(), "stop", "--dir", mode.dir), Duration.ofSeconds(90));
+    run(List.of(script().toString(), "stop", "--dir", dir), Duration.ofSeconds(90));
   }
 
   private static Map<String, String> readEnv(Path file) {
@@ -233,7 +241,11 @@ public final class LocalSlurmCluster {
     return run(cmd, timeout, Map.of());
   }
 
-  private static String run(List<String> cmd, Duration timeout, Map<String, String> extraEnv) {
+  /**
+   * Runs a command to completion (stdin empty, no SLURM_JWT inherited); returns stdout, throws with
+   * stderr when it fails or outlives {@code timeout}. Shared with the e2e suite's stack control.
+   */
+  public static String run(List<String> cmd, Duration timeout, Map<String, String> extraEnv) {
     try {
       Path log = Files.createTempFile("kse-cmd", ".log");
       ProcessBuilder pb = new ProcessBuilder(cmd);

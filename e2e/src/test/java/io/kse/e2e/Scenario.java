@@ -1,0 +1,200 @@
+package io.kse.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kse.slurm.JobState;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.testing.LocalSlurmCluster;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What every scenario shares: the stack, a namespace of its own (deleted afterwards, with its
+ * placeholders checked gone), pod builders and the two views of one pod — Kubernetes' and Slurm's.
+ */
+@ExtendWith(DiagnosticsOnFailure.class)
+abstract class Scenario {
+  static final String SCHEDULER = "slurm-inference";
+  static final Duration BIND_TIMEOUT = Duration.ofSeconds(60);
+
+  final E2eStack stack = E2eStack.shared();
+  final KubernetesClient kube = stack.kube();
+  final SlurmClient slurm = stack.slurm();
+  String ns;
+
+  /** Jobs this scenario submitted with sbatch: cancelled after it. */
+  final List<Long> sbatchJobs = new ArrayList<>();
+
+  @BeforeEach
+  void namespace(TestInfo test) {
+    String method = test.getTestMethod().map(m -> m.getName()).orElse("scenario");
+    String kebab = method.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase();
+    ns =
+        "e2e-"
+            + kebab.substring(0, Math.min(40, kebab.length()))
+            + "-"
+            + UUID.randomUUID().toString().substring(0, 6);
+    kube.namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    // pods need the namespace's default ServiceAccount, made by the controller-manager
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> kube.serviceAccounts().inNamespace(ns).withName("default").get() != null);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them
+      List<String> cmd = new ArrayList<>(List.of("scancel"));
+      sbatchJobs.forEach(id -> cmd.add(Long.toString(id)));
+      stack.slurmCluster().cli(cmd.toArray(String[]::new));
+    }
+    kube.namespaces().withName(ns).delete();
+    // every placeholder of this namespace's pods must end with them
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () -> activePlaceholders(ns).isEmpty() && kube.namespaces().withName(ns).get() == null);
+  }
+
+  /** An inference pod of our scheduler asking for {@code gpus} GPUs. */
+  PodBuilder inferencePod(String name, int gpus) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .withLabels(Map.of("app", "model-server"))
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(SCHEDULER)
+        .withTerminationGracePeriodSeconds(0L)
+        .addNewContainer()
+        .withName("server")
+        .withImage("registry.example/model-server:1")
+        .withNewResources()
+        .withLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus))))
+        .endResources()
+        .endContainer()
+        .endSpec();
+  }
+
+  Pod create(PodBuilder pod) {
+    return kube.pods().inNamespace(ns).resource(pod.build()).create();
+  }
+
+  Pod pod(String name) {
+    return kube.pods().inNamespace(ns).withName(name).get();
+  }
+
+  /** Waits until the pod has a node; returns it as the API server has it then. */
+  Pod awaitBound(String name) {
+    Pod[] seen = new Pod[1];
+    await("pod " + name + " bound")
+        .atMost(BIND_TIMEOUT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              seen[0] = pod(name);
+              return seen[0] != null && seen[0].getSpec().getNodeName() != null;
+            });
+    return seen[0];
+  }
+
+  /** Every job Slurm still knows (running, pending, and recently ended). */
+  List<SlurmJob> jobs() {
+    return slurm.jobsChangedSince(Instant.EPOCH).jobs();
+  }
+
+  /** The placeholder of the pod with this UID, as slurmrestd shows it now. */
+  Optional<SlurmJob> placeholderOf(String podUid) {
+    return jobs().stream()
+        .filter(j -> j.placeholder().map(PlaceholderTag::uid).filter(podUid::equals).isPresent())
+        .reduce((a, b) -> a.id() > b.id() ? a : b);
+  }
+
+  SlurmJob placeholderOf(Pod pod) {
+    return placeholderOf(pod.getMetadata().getUid())
+        .orElseThrow(
+            () -> new AssertionError("no Slurm placeholder for " + pod.getMetadata().getName()));
+  }
+
+  /** Placeholders of pods in {@code namespace} that are not over yet. */
+  List<SlurmJob> activePlaceholders(String namespace) {
+    return jobs().stream()
+        .filter(
+            j ->
+                j.placeholder()
+                    .map(PlaceholderTag::namespace)
+                    .filter(namespace::equals)
+                    .isPresent())
+        .filter(j -> !j.state().isFinal())
+        .toList();
+  }
+
+  List<Event> events(String podName) {
+    return kube.v1()
+        .events()
+        .inNamespace(ns)
+        .withField("involvedObject.name", podName)
+        .list()
+        .getItems();
+  }
+
+  /** The reasons of the pod's Events, oldest first. */
+  List<String> eventReasons(String podName) {
+    return events(podName).stream().map(Event::getReason).toList();
+  }
+
+  /**
+   * An exclusive 8-GPU job submitted with sbatch (not one of our placeholders), on {@code node}
+   * when given: training work, or filler that keeps a node busy.
+   */
+  long sbatch(String partition, String node) {
+    LocalSlurmCluster c = stack.slurmCluster();
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "sbatch",
+                "--parsable",
+                "-p",
+                partition,
+                "--exclusive",
+                "-N1",
+                "--gres=gpu:h100:8",
+                "-J",
+                "e2e-" + partition,
+                "-o",
+                "/dev/null",
+                "-D",
+                c.env("KSE_LAB_JOB_DIR")));
+    if (node != null) {
+      cmd.addAll(List.of("-w", node));
+    }
+    cmd.addAll(List.of("--wrap", "sleep 3600"));
+    long id = Long.parseLong(c.cli(cmd.toArray(String[]::new)).trim().split(";")[0]);
+    sbatchJobs.add(id);
+    return id;
+  }
+
+  static boolean running(SlurmJob j) {
+    return j.state() == JobState.RUNNING;
+  }
+}
