@@ -68,6 +68,9 @@ public final class E2eStack {
         run(Duration.ofMinutes(40), "start");
         shared = new E2eStack(parseEnv(run(Duration.ofSeconds(30), "env")), true);
         shared.clearLeftovers();
+        // the extender of a reused stack may run an older build: serve this one
+        run(Duration.ofMinutes(1), "extender-stop");
+        run(Duration.ofMinutes(3), "extender-start");
       }
     }
     return shared;

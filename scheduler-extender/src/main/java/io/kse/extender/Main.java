@@ -194,6 +194,22 @@ public final class Main {
     java.util.function.BooleanSupplier isWriter =
         cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
     lifecycle.writerGate(isWriter);
+    // housekeeping: kube-scheduler may not call filter again for minutes, so failed submissions
+    // are retried here once their backoff passed; orphans (a pod deleted while its cancel failed)
+    // are swept once a minute. Both only once the two views are complete.
+    java.util.concurrent.ScheduledExecutorService housekeeping =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kse-housekeeping");
+              t.setDaemon(true);
+              return t;
+            });
+    svc.onStop(housekeeping::shutdownNow);
+    java.util.function.BooleanSupplier synced = () -> cache.synced() && pods.synced();
+    housekeeping.scheduleWithFixedDelay(
+        guarded(synced, lifecycle::retryDueSubmissions), 1, 1, TimeUnit.SECONDS);
+    housekeeping.scheduleWithFixedDelay(
+        guarded(synced, lifecycle::cancelOrphans), 60, 60, TimeUnit.SECONDS);
 
     // cordon <-> drain sync, serialised on one thread
     io.kse.extender.k8s.NodeInformer kubeNodes = new io.kse.extender.k8s.NodeInformer(kube);
@@ -231,7 +247,8 @@ public final class Main {
             filter,
             bind,
             metrics,
-            () -> accepting.get() && slurm.isConnected() && cache.synced() && pods.synced(),
+            () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
+            synced,
             prometheus::scrape,
             explain::explain,
             cfg.bodyLimitBytes());
@@ -321,6 +338,20 @@ public final class Main {
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
     becomeWriter.run(); // the writer sweeps orphans and re-checks every pending pod
     startNodeSync.run();
+  }
+
+  /** A periodic task that runs only when {@code when} holds and never dies of an exception. */
+  private static Runnable guarded(
+      java.util.function.BooleanSupplier when, java.util.function.IntSupplier task) {
+    return () -> {
+      try {
+        if (when.getAsBoolean()) {
+          task.getAsInt();
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("housekeeping_failed error={}", e.toString());
+      }
+    };
   }
 
   private static void sync(ExtenderConfig cfg, io.kse.extender.k8s.NodeSync nodeSync, String node) {

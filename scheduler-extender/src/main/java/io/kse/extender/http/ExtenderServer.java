@@ -39,12 +39,16 @@ public final class ExtenderServer {
   private final BindService bind;
   private final ExtenderMetrics metrics;
   private final BooleanSupplier ready;
+  private final BooleanSupplier synced;
   private final Supplier<String> scrape;
   private final Function<PodRef, Optional<JsonNode>> explain;
   private final long bodyLimit;
 
   /** Last reason logged per pod UID, so a retried filter call logs only when its answer changes. */
   private final Map<String, String> lastVerdict = new java.util.concurrent.ConcurrentHashMap<>();
+
+  static final String NOT_SYNCED =
+      "kse: starting up, the Slurm job cache or the pod informer is not synced yet; retry";
 
   /** Deleted pods never say goodbye here; forgetting everything now and then bounds the map. */
   static final int MAX_REMEMBERED_VERDICTS = 50_000;
@@ -54,6 +58,7 @@ public final class ExtenderServer {
       BindService bind,
       ExtenderMetrics metrics,
       BooleanSupplier ready,
+      BooleanSupplier synced,
       Supplier<String> scrape,
       Function<PodRef, Optional<JsonNode>> explain,
       long bodyLimit) {
@@ -61,6 +66,7 @@ public final class ExtenderServer {
     this.bind = bind;
     this.metrics = metrics;
     this.ready = ready;
+    this.synced = synced;
     this.scrape = scrape;
     this.explain = explain;
     this.bodyLimit = bodyLimit;
@@ -193,6 +199,10 @@ public final class ExtenderServer {
 
   private Answer filter(byte[] body) {
     FilterRequest req = FilterRequest.parse(body);
+    if (!synced.getAsBoolean()) {
+      // an answer from half a picture would park the pod as unschedulable: ask for a retry
+      return new Answer(FilterResponse.error(NOT_SYNCED), "not_synced");
+    }
     FilterVerdict v = filter.filter(req);
     byte[] out = FilterResponse.write(req, v.passing(), v.reason(), false);
     // one INFO line per decision change, not per retried call

@@ -209,8 +209,20 @@ public final class PlaceholderLifecycle {
     }
     Optional<SlurmJob> live = cache.jobForPod(ref.uid()).filter(j -> !j.state().isFinal());
     if (live.isPresent()) { // adopted after a restart, or submitted by an earlier call
-      registry.put(
-          ref.uid(), new PlaceholderState.Submitted(live.get().id(), "?", clock.instant()));
+      SlurmJob job = live.get();
+      registry.put(ref.uid(), new PlaceholderState.Submitted(job.id(), "?", clock.instant()));
+      if (job.isAllocated()) {
+        // allocated while no writer was watching: nobody woke the pod, kube-scheduler may have
+        // parked it, so wake it now
+        String node = nodeNames.kubernetes(job.nodes().get(0));
+        LOG.info(
+            "placeholder_adopted pod={} uid={} slurmJob={} nodes={}",
+            ref,
+            ref.uid(),
+            job.id(),
+            job.nodes());
+        actions.wake(ref, node, job.id());
+      }
       return;
     }
     PodFacts facts;
@@ -293,6 +305,31 @@ public final class PlaceholderLifecycle {
     registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
     LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
     actions.event(ref, true, WellKnown.REJECTED, reason);
+  }
+
+  /**
+   * Retries the submissions whose backoff has passed (periodic): after a Slurm outage nothing else
+   * may ask again soon, since kube-scheduler keeps pods it could not place for up to minutes.
+   */
+  public int retryDueSubmissions() {
+    if (!writer.getAsBoolean()) {
+      return 0;
+    }
+    Instant now = clock.instant();
+    int n = 0;
+    for (Pod p : pods.pods()) {
+      boolean due =
+          registry
+              .get(p.getMetadata().getUid())
+              .filter(PlaceholderState.SubmitFailed.class::isInstance)
+              .map(st -> !now.isBefore(((PlaceholderState.SubmitFailed) st).retryAt()))
+              .orElse(false);
+      if (due && p.getMetadata().getDeletionTimestamp() == null) {
+        requestPlaceholder(ref(p));
+        n++;
+      }
+    }
+    return n;
   }
 
   /**

@@ -74,6 +74,7 @@ class ExtenderServerTest {
             new BindService(cache, names, binder, noActions, p -> {}, p -> {}),
             new ExtenderMetrics(registry),
             cache::synced,
+            SYNCED::get,
             () -> "# metrics\nkse_up 1\n",
             p ->
                 p.name().equals("llm-0")
@@ -96,8 +97,13 @@ class ExtenderServerTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
+  /** Whether the filter path counts as synced (informers and Slurm cache). */
+  static final java.util.concurrent.atomic.AtomicBoolean SYNCED =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
+
   @BeforeEach
   void reset() {
+    SYNCED.set(true);
     binds.clear();
     bindResult = PodBinder.Result.BOUND;
   }
@@ -145,6 +151,22 @@ class ExtenderServerTest {
             "[{\"Host\":\"gpu-node-0\",\"Score\":0},{\"Host\":\"gpu-node-1\",\"Score\":10}]");
     assertThat(registry.get("kse.filter.duration").tag("outcome", "allocated").timer().count())
         .isPositive();
+  }
+
+  @Test
+  void beforeSyncFilterAnswersARetryableErrorInsteadOfParkingThePod() throws Exception {
+    // found by e2e: a restarted extender called "unschedulable" a pod it merely had not seen yet,
+    // and kube-scheduler left that pod alone for minutes
+    allocated("gpu-node-1");
+    SYNCED.set(false);
+    HttpResponse<String> r = call("POST", "/filter", args("gpu-node-0", "gpu-node-1"));
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode f = JSON.readTree(r.body());
+    assertThat(f.get("Error").asText()).contains("not synced");
+    assertThat(f.get("NodeNames").isNull()).isTrue();
+    assertThat(call("POST", "/filter", "{\"NodeNames\":[]}").statusCode())
+        .as("bad input is still a 400")
+        .isEqualTo(400);
   }
 
   @Test

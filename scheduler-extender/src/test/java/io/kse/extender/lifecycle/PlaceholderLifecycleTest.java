@@ -13,6 +13,7 @@ import io.kse.policy.PolicyParser;
 import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.JobState;
 import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
@@ -209,6 +210,36 @@ class PlaceholderLifecycleTest {
         new PlaceholderState.SubmitFailed("x", java.time.Instant.now().minusSeconds(1), 1));
     lifecycle.onPod(p);
     assertThat(slurm.submissions()).hasSize(1);
+  }
+
+  @Test
+  void aPlaceholderAllocatedWhileNoWriterWatchedIsAdoptedAndThePodWoken() {
+    // found by e2e: after a crash, a pending pod whose job was already running was never woken
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id =
+        slurm.submit(
+            JobSubmission.builder(new PlaceholderTag("serving", "llm-0", "uid-1")).build());
+    slurm.allocate(id, List.of("gpu-node-2"));
+    cache.pollOnce();
+    actions.clear();
+    lifecycle.takeOver();
+    assertThat(slurm.submissions()).as("adopted, not submitted again").hasSize(1);
+    assertThat(actions).contains("wake serving/llm-0 -> gpu-node-2");
+    assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Submitted.class);
+  }
+
+  @Test
+  void aFailedSubmissionIsRetriedByHousekeepingOnceItsBackoffPassed() {
+    slurm.failWith(FakeSlurmClient.outage());
+    lifecycle.onPod(pod("llm-0", "uid-1", Map.of()));
+    slurm.failWith(null);
+    assertThat(lifecycle.retryDueSubmissions()).as("inside the backoff").isZero();
+    registry.put(
+        "uid-1",
+        new PlaceholderState.SubmitFailed("x", java.time.Instant.now().minusSeconds(1), 1));
+    assertThat(lifecycle.retryDueSubmissions()).isEqualTo(1);
+    assertThat(slurm.submissions()).hasSize(1);
+    assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Submitted.class);
   }
 
   @Test

@@ -1,0 +1,68 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.slurm.SlurmJob;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Scenario 2: every GPU busy with training; an inference pod gets a node by Slurm preemption. */
+class PreemptionE2E extends Scenario {
+
+  @Test
+  void inferencePodPreemptsTrainingThroughSlurm() {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    Map<Long, String> training = new LinkedHashMap<>(); // job id -> its node
+    for (String node : stack.gpuNodes()) {
+      training.put(sbatch("training", node), node);
+    }
+    await("training running on every GPU node")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                training.keySet().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+
+    long created = System.nanoTime();
+    Pod pod = create(inferencePod("llm-urgent", 8));
+    Pod bound = awaitBound("llm-urgent");
+    System.out.printf(
+        "[e2e] preempting pod bound in %d ms%n", (System.nanoTime() - created) / 1_000_000);
+
+    SlurmJob placeholder = placeholderOf(pod);
+    String node = bound.getSpec().getNodeName();
+    assertThat(placeholder.nodes()).containsExactly(node);
+    assertThat(placeholder.partition()).isEqualTo("inference");
+
+    // exactly the training job on that node gave way, and Slurm requeued it (not cancelled)
+    List<SlurmJob> displaced =
+        training.keySet().stream()
+            .map(id -> slurm.job(id).orElseThrow())
+            .filter(j -> !running(j))
+            .toList();
+    assertThat(displaced).hasSize(1);
+    SlurmJob victim = displaced.get(0);
+    assertThat(training.get(victim.id())).isEqualTo(node);
+    assertThat(victim.state().isFinal()).as("requeued, state %s", victim.state()).isFalse();
+
+    await("the pod's Events explain the preemption")
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () ->
+                assertThat(events("llm-urgent"))
+                    .extracting(Event::getReason, Event::getMessage)
+                    .anySatisfy(
+                        t -> {
+                          assertThat(t.toList().get(0)).isEqualTo("PreemptedSlurmJob");
+                          assertThat((String) t.toList().get(1))
+                              .contains(Long.toString(victim.id()));
+                        }));
+  }
+}
