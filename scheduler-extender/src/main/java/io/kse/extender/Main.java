@@ -170,6 +170,7 @@ public final class Main {
     NodeNames nodeNames = new NodeNames();
     PreemptionLedger ledger = new PreemptionLedger();
     FabricPodActions actions = new FabricPodActions(kube, clock);
+    svc.onStop(actions::close);
     PodInformer pods =
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     svc.onStop(pods::close);

@@ -12,13 +12,39 @@ import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link PodActions} through the API server. Failures are logged, never thrown: best effort. */
-public final class FabricPodActions implements PodActions {
+/**
+ * {@link PodActions} through the API server. Failures are logged, never thrown: best effort. Events
+ * are posted from a small queue of their own, so a burst of them never delays a wake-up or a
+ * submission (time-to-bind waits on those, not on Events).
+ */
+public final class FabricPodActions implements PodActions, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FabricPodActions.class);
   private static final String COMPONENT = "kube-slurm-extender";
 
+  private static final int EVENT_QUEUE = 10_000;
+  private static final String MERGE = "application/merge-patch+json";
+  private static final String STRATEGIC = "application/strategic-merge-patch+json";
+  // removes only our gate (schedulingGates merges by name); a no-op on a pod without it
+  private static final String LIFT_GATE =
+      "\"spec\":{\"schedulingGates\":[{\"name\":\""
+          + WellKnown.SCHEDULING_GATE
+          + "\",\"$patch\":\"delete\"}]}";
+
   private final KubernetesClient client;
   private final Clock clock;
+  private final java.util.concurrent.ThreadPoolExecutor events =
+      new java.util.concurrent.ThreadPoolExecutor(
+          2,
+          2,
+          0,
+          java.util.concurrent.TimeUnit.SECONDS,
+          new java.util.concurrent.ArrayBlockingQueue<>(EVENT_QUEUE),
+          r -> {
+            Thread t = new Thread(r, "kse-events");
+            t.setDaemon(true);
+            return t;
+          },
+          (r, pool) -> LOG.warn("event_dropped reason=queue_full size={}", EVENT_QUEUE));
 
   public FabricPodActions(KubernetesClient client, Clock clock) {
     this.client = client;
@@ -27,6 +53,21 @@ public final class FabricPodActions implements PodActions {
 
   @Override
   public void event(PodRef pod, boolean warning, String reason, String message) {
+    events.execute(() -> post(pod, warning, reason, message));
+  }
+
+  /** Posts what is queued (up to a few seconds), then stops. */
+  @Override
+  public void close() {
+    events.shutdown();
+    try {
+      events.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void post(PodRef pod, boolean warning, String reason, String message) {
     String now =
         DateTimeFormatter.ISO_INSTANT.format(
             clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
@@ -67,42 +108,83 @@ public final class FabricPodActions implements PodActions {
 
   @Override
   public void wake(PodRef pod, String node, long jobId) {
+    // one strategic-merge patch with the UID as precondition: no read, no resourceVersion, so no
+    // conflict with kube-scheduler updating the same pod (edit() lost such races under load)
     try {
-      // a pod update requeues a pod an extender rejected (kube-scheduler ≥ 1.29 and backports)
-      client
-          .pods()
-          .inNamespace(pod.namespace())
-          .withName(pod.name())
-          .edit(
-              p -> {
-                if (p.getMetadata().getUid().equals(pod.uid())) {
-                  p.getMetadata()
-                      .getAnnotations()
-                      .put(WellKnown.JOB_ANNOTATION, Long.toString(jobId));
-                  p.getMetadata().getAnnotations().put(WellKnown.NODE_ANNOTATION, node);
-                }
-                return p;
-              });
+      patch(
+          path(pod),
+          STRATEGIC,
+          "{\"metadata\":{"
+              + uid(pod)
+              + ",\"annotations\":{\""
+              + WellKnown.JOB_ANNOTATION
+              + "\":\""
+              + jobId
+              + "\",\""
+              + WellKnown.NODE_ANNOTATION
+              + "\":\""
+              + node
+              + "\"}},"
+              + LIFT_GATE
+              + "}");
     } catch (KubernetesClientException e) {
       LOG.warn("wake_failed pod={} uid={} node={} error={}", pod, pod.uid(), node, e.getMessage());
       return;
     }
     try {
       // a hint that steers the next attempt to the node (KEP-5278); refused on older clusters
-      client
-          .pods()
-          .inNamespace(pod.namespace())
-          .withName(pod.name())
-          .subresource("status")
-          .edit(
-              p -> {
-                if (p.getMetadata().getUid().equals(pod.uid()) && p.getStatus() != null) {
-                  p.getStatus().setNominatedNodeName(node);
-                }
-                return p;
-              });
+      patch(
+          path(pod) + "/status",
+          MERGE,
+          "{\"metadata\":{" + uid(pod) + "},\"status\":{\"nominatedNodeName\":\"" + node + "\"}}");
     } catch (KubernetesClientException e) {
       LOG.debug("nominate_failed pod={} node={} error={}", pod, node, e.getMessage());
+    }
+  }
+
+  @Override
+  public void ungate(PodRef pod) {
+    try {
+      patch(path(pod), STRATEGIC, "{\"metadata\":{" + uid(pod) + "}," + LIFT_GATE + "}");
+    } catch (KubernetesClientException e) {
+      LOG.warn("ungate_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
+    }
+  }
+
+  private static String path(PodRef pod) {
+    return "api/v1/namespaces/" + pod.namespace() + "/pods/" + pod.name();
+  }
+
+  private static String uid(PodRef pod) {
+    return "\"uid\":\"" + pod.uid() + "\"";
+  }
+
+  /**
+   * One PATCH request (fabric8's resource DSL reads the object first), through the client's own
+   * HTTP stack so authentication and TLS are the same.
+   */
+  private void patch(String path, String contentType, String body) {
+    var http = client.getHttpClient();
+    String base = client.getMasterUrl().toString();
+    var request =
+        http.newHttpRequestBuilder()
+            .uri(base.endsWith("/") ? base + path : base + "/" + path)
+            .method("PATCH", contentType, body)
+            .build();
+    try {
+      var response =
+          http.sendAsync(request, String.class).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      if (response.code() >= 300) {
+        throw new KubernetesClientException(
+            "PATCH " + path + ": HTTP " + response.code() + " " + response.body(),
+            response.code(),
+            null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubernetesClientException("interrupted: PATCH " + path, e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new KubernetesClientException("PATCH " + path + " failed: " + e, e);
     }
   }
 

@@ -8,10 +8,17 @@ public interface PodActions {
   void event(PodRef pod, boolean warning, String reason, String message);
 
   /**
-   * Nudges kube-scheduler to retry the pod now: an annotation change is a pod update, which
-   * requeues pods an extender rejected, and {@code nominatedNodeName} steers it to {@code node}.
+   * Nudges kube-scheduler to schedule the pod now: lifts our scheduling gate (if the admission
+   * policy set one) and records the job and node in annotations — a pod update, which also requeues
+   * a pod an extender rejected — and {@code nominatedNodeName} steers it to {@code node}.
    */
   void wake(PodRef pod, String node, long jobId);
+
+  /**
+   * Lifts our scheduling gate without a node (the policy rejected the pod): kube-scheduler then
+   * shows the filter's reason in the pod's PodScheduled condition.
+   */
+  void ungate(PodRef pod);
 
   /** Evicts the pod (Eviction API, so PodDisruptionBudgets apply) with a reason. */
   void evict(PodRef pod, String reason);

@@ -8,6 +8,12 @@ public final class WellKnown {
   /** The node Slurm allocated (written when the pod is woken). */
   public static final String NODE_ANNOTATION = "kse.io/slurm-node";
 
+  /**
+   * The scheduling gate manifests/base/scheduling-gate.yaml puts on new pods of our scheduler; the
+   * extender lifts it once Slurm allocated.
+   */
+  public static final String SCHEDULING_GATE = "kse.io/slurm-allocation";
+
   public static final String SUBMITTED = "SlurmJobSubmitted";
   public static final String SUBMIT_FAILED = "SlurmJobSubmitFailed";
   public static final String REJECTED = "PlacementRejected";

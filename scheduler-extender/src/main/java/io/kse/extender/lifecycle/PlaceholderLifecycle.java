@@ -305,6 +305,7 @@ public final class PlaceholderLifecycle {
     registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
     LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
     actions.event(ref, true, WellKnown.REJECTED, reason);
+    actions.ungate(ref); // so kube-scheduler tries it and shows the filter's reason
   }
 
   /**
@@ -384,12 +385,12 @@ public final class PlaceholderLifecycle {
       age(pod.get()).ifPresent(metrics::allocated);
       workers.execute(
           () -> {
+            actions.wake(ref, node, job.id()); // first: time-to-bind waits on it, not the Event
             actions.event(
                 ref,
                 false,
                 WellKnown.ALLOCATED,
                 "Slurm job " + job.id() + " allocated node " + node);
-            actions.wake(ref, node, job.id());
           });
     } else if (change
             .after()

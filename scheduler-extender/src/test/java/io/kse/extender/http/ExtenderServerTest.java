@@ -61,6 +61,9 @@ class ExtenderServerTest {
           public void wake(PodRef pod, String node, long jobId) {}
 
           @Override
+          public void ungate(PodRef pod) {}
+
+          @Override
           public void evict(PodRef pod, String reason) {}
         };
     PodBinder binder =

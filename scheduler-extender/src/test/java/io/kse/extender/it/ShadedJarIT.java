@@ -82,7 +82,7 @@ class ShadedJarIT {
     Process p = pb.start();
     try {
       String base = "http://127.0.0.1:18889";
-      await().atMost(Duration.ofSeconds(60)).until(() -> status(base + "/readyz") == 200);
+      await().atMost(Duration.ofSeconds(120)).until(() -> status(base + "/readyz") == 200);
       assertThat(status(base + "/healthz")).isEqualTo(200);
       assertThat(body(base + "/metrics"))
           .contains("kse_slurm_cache_age_seconds")

@@ -83,6 +83,11 @@ class PlaceholderLifecycleTest {
             }
 
             @Override
+            public void ungate(PodRef pod) {
+              actions.add("ungate " + pod);
+            }
+
+            @Override
             public void evict(PodRef pod, String reason) {
               actions.add("evict " + pod + ": " + reason);
             }
@@ -190,7 +195,8 @@ class PlaceholderLifecycleTest {
     assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Rejected.class);
     assertThat(actions)
         .containsExactly(
-            "event PlacementRejected: annotation kse.io/topology=ring is not a topology; use none or nvlink-domain");
+            "event PlacementRejected: annotation kse.io/topology=ring is not a topology; use none or nvlink-domain",
+            "ungate serving/llm-0");
   }
 
   @Test

@@ -1,0 +1,469 @@
+package io.kse.bench.e2e;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmConfig;
+import io.kse.slurm.SlurmJob;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The end-to-end tier: time-to-bind on the real stack of {@code e2e/cluster/stack}, next to the two
+ * floors measured in the same run — Slurm alone (REST submit → RUNNING for the same jobs) and
+ * Kubernetes alone (the default kube-scheduler binding the same pods on the kwok nodes).
+ *
+ * <p>Every time is taken on this client's clock: just before the create/submit call, and when the
+ * watch (pods) or a 50 ms poll (Slurm) first shows the result. Prints one {@code key=value} line
+ * per figure, for {@code benchmarks/run} to collect.
+ *
+ * <pre>
+ * java -cp benchmarks.jar io.kse.bench.e2e.TimeToBind --env DIR/env --pods 200 [--tag T]
+ *      [--preemption PODS] [--pending-queue N]
+ * </pre>
+ */
+public final class TimeToBind {
+  private static final String OURS = "slurm-inference";
+  private static final int CREATORS = 8;
+
+  private final Map<String, String> env;
+  private final KubernetesClient kube;
+  private final SlurmClient slurm;
+  private final String tag;
+
+  private TimeToBind(Map<String, String> env, String tag) {
+    this.env = env;
+    this.tag = tag;
+    this.kube =
+        new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(read(Path.of(env.get("KUBECONFIG")))))
+            .build();
+    this.slurm =
+        SlurmClients.connect(
+            SlurmConfig.of(
+                URI.create(env.get("KSE_LAB_REST_URL")),
+                Optional.of(env.get("KSE_LAB_JWT_USER")),
+                Path.of(env.get("KSE_LAB_JWT_FILE"))),
+            new SimpleMeterRegistry());
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+    }
+    if (!a.containsKey("env") || !a.containsKey("stack")) {
+      System.err.println(
+          "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
+              + " [--preemption PODS] [--pending-queue N]");
+      System.exit(2);
+    }
+    TimeToBind b = new TimeToBind(readEnv(Path.of(a.get("env"))), a.getOrDefault("tag", "run"));
+    int pods = Integer.parseInt(a.getOrDefault("pods", "200"));
+    int gpus = Integer.parseInt(a.getOrDefault("gpus", "1"));
+    int pendingQueue = Integer.parseInt(a.getOrDefault("pending-queue", "0"));
+    try {
+      List<Long> held = pendingQueue > 0 ? b.holdTrainingJobs(pendingQueue) : List.of();
+      // the floors run without the extender: it would take the floor's tagged jobs for orphans
+      b.stack(a.get("stack"), "extender-stop");
+      Stats slurmFloor = b.slurmFloor(pods, gpus);
+      Stats kubeFloor = b.kubeFloor(pods, gpus);
+      b.stack(a.get("stack"), "extender-start");
+      Run ours = b.ours(pods, gpus);
+      b.report("slurm_floor", slurmFloor);
+      b.report("kube_floor", kubeFloor);
+      b.report("ttb", ours.ttb());
+      b.line("pods_per_s", String.format("%.1f", ours.podsPerSecond()));
+      b.line(
+          "ttb_ratio_to_floors",
+          String.format("%.2f", ours.ttb().p50() / (slurmFloor.p50() + kubeFloor.p50())));
+      b.line("filter_mean_us", String.format("%.1f", b.filterMeanMicros()));
+      b.line("pending_queue", Integer.toString(pendingQueue));
+      if (a.containsKey("preemption")) {
+        b.preemption(Integer.parseInt(a.get("preemption")));
+      }
+      b.scancel(held);
+    } finally {
+      b.kube.close();
+    }
+    System.exit(0); // the Slurm client's and informers' threads are not daemons
+  }
+
+  // ------------------------------------------------------------------------------ the three runs
+
+  /** Slurm alone: the same placeholder-shaped jobs, REST submit → first seen RUNNING. */
+  private Stats slurmFloor(int n, int gpus) throws Exception {
+    Map<Long, Long> submitted = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
+    for (int i = 0; i < n; i++) {
+      int k = i;
+      pool.execute(
+          () -> {
+            JobSubmission s =
+                JobSubmission.builder(
+                        new PlaceholderTag(
+                            "bench-slurm-floor", "job-" + k, UUID.randomUUID().toString()))
+                    .partition("inference")
+                    .gresPerNode("gpu:h100:" + gpus)
+                    .cpusPerNode(1)
+                    .memoryPerNodeMb(1024)
+                    .workingDirectory(env.get("KSE_LAB_JOB_DIR"))
+                    .build();
+            long t0 = System.nanoTime();
+            submitted.put(slurm.submit(s), t0);
+          });
+    }
+    pool.shutdown();
+    pool.awaitTermination(5, TimeUnit.MINUTES);
+    Map<Long, Long> running = new ConcurrentHashMap<>();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (running.size() < n && System.nanoTime() < deadline) {
+      long now = System.nanoTime();
+      for (SlurmJob j : slurm.jobsChangedSince(Instant.EPOCH).jobs()) {
+        if (j.state() == JobState.RUNNING && submitted.containsKey(j.id())) {
+          running.putIfAbsent(j.id(), now);
+        }
+      }
+      Thread.sleep(50);
+    }
+    submitted.keySet().forEach(this::cancelQuietly);
+    awaitNoLive("bench-slurm-floor");
+    return Stats.of(submitted, running, Function.identity(), n);
+  }
+
+  /** Kubernetes alone: the default scheduler binds the same pods on the kwok nodes. */
+  private Stats kubeFloor(int n, int gpus) throws Exception {
+    Run r = podsBound("bench-kube-floor-" + tag, "default-scheduler", n, gpus, null);
+    return r.ttb();
+  }
+
+  private Run ours(int n, int gpus) throws Exception {
+    return podsBound("bench-kse-" + tag, OURS, n, gpus, null);
+  }
+
+  /** Every GPU node full of training; {@code n} 8-GPU pods each need a Slurm preemption. */
+  private void preemption(int n) throws Exception {
+    List<Long> training = new ArrayList<>();
+    String[] nodes = env.get("KSE_E2E_GPU_NODES").split(",");
+    for (String node : nodes) {
+      training.add(sbatch("-p", "training", "--exclusive", "-w", node, "--gres=gpu:h100:8"));
+    }
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (System.nanoTime() < deadline
+        && slurm.jobsChangedSince(Instant.EPOCH).jobs().stream()
+                .filter(j -> training.contains(j.id()) && j.state() == JobState.RUNNING)
+                .count()
+            < nodes.length) {
+      Thread.sleep(200);
+    }
+    Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
+    Run r = podsBound("bench-preempt-" + tag, OURS, n, 8, allocatedAt);
+    // Slurm's part: pod created → its placeholder seen RUNNING; ours: that → pod bound
+    Map<String, Long> slurmPart = new LinkedHashMap<>();
+    Map<String, Long> ourPart = new LinkedHashMap<>();
+    r.created()
+        .forEach(
+            (name, t0) -> {
+              Long alloc = allocatedAt.get(name);
+              Long bound = r.bound().get(name);
+              if (alloc != null && bound != null) {
+                slurmPart.put(name, alloc - t0);
+                ourPart.put(name, Math.max(0, bound - alloc));
+              }
+            });
+    report("preemption_ttb", r.ttb());
+    report("preemption_slurm_part", Stats.ofDurations(slurmPart.values()));
+    report("preemption_our_part", Stats.ofDurations(ourPart.values()));
+    scancel(training);
+  }
+
+  // ------------------------------------------------------------------------------ pods
+
+  private record Run(
+      Map<String, Long> created, Map<String, Long> bound, Stats ttb, double podsPerSecond) {}
+
+  /**
+   * Creates {@code n} pods at once (from {@value #CREATORS} threads) and records when each is seen
+   * bound; with {@code allocatedAt}, also when its Slurm placeholder is first seen RUNNING.
+   */
+  private Run podsBound(String ns, String scheduler, int n, int gpus, Map<String, Long> allocatedAt)
+      throws Exception {
+    kube.namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+        .create();
+    while (kube.serviceAccounts().inNamespace(ns).withName("default").get() == null) {
+      Thread.sleep(100);
+    }
+    Map<String, Long> created = new ConcurrentHashMap<>();
+    Map<String, Long> bound = new ConcurrentHashMap<>();
+    SharedIndexInformer<Pod> informer =
+        kube.pods()
+            .inNamespace(ns)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod p) {
+                    seen(p);
+                  }
+
+                  @Override
+                  public void onUpdate(Pod o, Pod p) {
+                    seen(p);
+                  }
+
+                  @Override
+                  public void onDelete(Pod p, boolean unknown) {}
+
+                  private void seen(Pod p) {
+                    if (p.getSpec().getNodeName() != null) {
+                      bound.putIfAbsent(p.getMetadata().getName(), System.nanoTime());
+                    }
+                  }
+                },
+                0);
+    Thread poller = null;
+    if (allocatedAt != null) {
+      poller =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted() && allocatedAt.size() < n) {
+                  long now = System.nanoTime();
+                  for (SlurmJob j : slurm.jobsChangedSince(Instant.EPOCH).jobs()) {
+                    j.placeholder()
+                        .filter(t -> t.namespace().equals(ns))
+                        .filter(t -> j.state() == JobState.RUNNING)
+                        .ifPresent(t -> allocatedAt.putIfAbsent(t.name(), now));
+                  }
+                  try {
+                    Thread.sleep(50);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
+      poller.start();
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
+    long first = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      String name = "pod-" + i;
+      pool.execute(
+          () -> {
+            Pod p = pod(ns, name, scheduler, gpus);
+            created.put(name, System.nanoTime());
+            kube.pods().inNamespace(ns).resource(p).create();
+          });
+    }
+    pool.shutdown();
+    pool.awaitTermination(5, TimeUnit.MINUTES);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (bound.size() < n && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    long last = bound.values().stream().mapToLong(Long::longValue).max().orElse(first);
+    if (poller != null) {
+      poller.interrupt();
+    }
+    informer.close();
+    Stats ttb = Stats.of(created, bound, Function.identity(), n);
+    double perSecond = bound.size() / ((last - first) / 1e9);
+    kube.namespaces().withName(ns).delete();
+    while (kube.namespaces().withName(ns).get() != null) {
+      Thread.sleep(200);
+    }
+    awaitNoLive(ns);
+    return new Run(created, bound, ttb, perSecond);
+  }
+
+  private static Pod pod(String ns, String name, String scheduler, int gpus) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(scheduler)
+        .withTerminationGracePeriodSeconds(0L)
+        // the default scheduler must stay off the CPU-only nodes too, like Slurm
+        .withNodeSelector(Map.of("type", "kwok"))
+        .addNewContainer()
+        .withName("server")
+        .withImage("registry.example/model-server:1")
+        .withNewResources()
+        .withRequests(Map.of("cpu", new Quantity("1"), "memory", new Quantity("1Gi")))
+        .withLimits(
+            Map.of(
+                "nvidia.com/gpu",
+                new Quantity(Integer.toString(gpus)),
+                "memory",
+                new Quantity("1Gi")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  // ------------------------------------------------------------------------------ Slurm helpers
+
+  /** A long pending queue: {@code n} held training jobs, which the extender's cache must carry. */
+  private List<Long> holdTrainingJobs(int n) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add(sbatch("-p", "training", "--hold", "--gres=gpu:h100:8"));
+    }
+    return ids;
+  }
+
+  /** A training job by sbatch (root, munge): not one of our placeholders. */
+  private long sbatch(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("sbatch", "--parsable", "-J", "bench-training"));
+    cmd.addAll(List.of(args));
+    cmd.addAll(
+        List.of("-o", "/dev/null", "-D", env.get("KSE_LAB_JOB_DIR"), "--wrap", "sleep 3600"));
+    return Long.parseLong(run(cmd).trim().split(";")[0]);
+  }
+
+  private void scancel(List<Long> ids) throws Exception {
+    for (int i = 0; i < ids.size(); i += 200) {
+      List<String> cmd = new ArrayList<>(List.of("scancel"));
+      ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
+      run(cmd);
+    }
+    Thread.sleep(1500);
+  }
+
+  private String run(List<String> cmd) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("SLURM_CONF", env.get("SLURM_CONF"));
+    pb.environment().remove("SLURM_JWT");
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+      throw new IllegalStateException(cmd.get(0) + " failed: " + out);
+    }
+    return out;
+  }
+
+  private void stack(String script, String command) throws Exception {
+    List<String> cmd = List.of(script, command, "--dir", env.get("KSE_E2E_DIR"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+      throw new IllegalStateException(cmd + " failed: " + out);
+    }
+  }
+
+  private void cancelQuietly(long id) {
+    try {
+      slurm.cancel(id);
+    } catch (RuntimeException e) {
+      // already gone
+    }
+  }
+
+  /**
+   * Waits until no job tagged with {@code namespace} is alive: the next run starts on free GPUs.
+   */
+  private void awaitNoLive(String namespace) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (System.nanoTime() < deadline
+        && slurm.jobsChangedSince(Instant.EPOCH).jobs().stream()
+            .anyMatch(
+                j ->
+                    !j.state().isFinal()
+                        && j.state() != JobState.COMPLETING
+                        && j.placeholder()
+                            .map(t -> t.namespace().equals(namespace))
+                            .orElse(false))) {
+      Thread.sleep(200);
+    }
+    Thread.sleep(1500); // let slurmctld finish the epilogs of what ended
+  }
+
+  /** Mean filter latency over the extender's life, from its own histogram. */
+  private double filterMeanMicros() {
+    try {
+      String metrics =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(env.get("KSE_E2E_EXTENDER_URL") + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      double sum = 0;
+      double count = 0;
+      for (String l : metrics.split("\n")) {
+        if (l.startsWith("kse_filter_duration_seconds_sum")) {
+          sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+        } else if (l.startsWith("kse_filter_duration_seconds_count")) {
+          count += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+        }
+      }
+      return count == 0 ? Double.NaN : sum / count * 1e6;
+    } catch (IOException | InterruptedException e) {
+      return Double.NaN;
+    }
+  }
+
+  // ------------------------------------------------------------------------------ output
+
+  private void report(String key, Stats s) {
+    line(key + "_p50_ms", String.format("%.0f", s.p50()));
+    line(key + "_p95_ms", String.format("%.0f", s.p95()));
+    line(key + "_p99_ms", String.format("%.0f", s.p99()));
+    line(key + "_done", s.done() + "/" + s.total());
+  }
+
+  private void line(String key, String value) {
+    System.out.println(tag + "." + key + "=" + value);
+  }
+
+  private static Map<String, String> readEnv(Path file) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String l : read(file).split("\n")) {
+      int eq = l.indexOf('=');
+      if (eq > 0) {
+        out.put(l.substring(0, eq), l.substring(eq + 1));
+      }
+    }
+    return out;
+  }
+
+  private static String read(Path f) {
+    try {
+      return Files.readString(f);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + f, e);
+    }
+  }
+}

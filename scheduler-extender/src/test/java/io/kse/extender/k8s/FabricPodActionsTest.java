@@ -1,0 +1,45 @@
+package io.kse.extender.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kse.extender.wire.PodRef;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient
+class FabricPodActionsTest {
+  static KubernetesClient client;
+  static KubernetesMockServer server;
+
+  @Test
+  void wakeIsTwoPatchesWithTheUidAsPreconditionNoReadAndLiftsOurGate() throws Exception {
+    // found by the e2e benchmark: read-modify-write lost races with kube-scheduler (409) under load
+    String pod = "/api/v1/namespaces/serving/pods/llm-0";
+    String answer = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"llm-0\"}}";
+    server.expect().patch().withPath(pod).andReturn(200, answer).once();
+    server.expect().patch().withPath(pod + "/status").andReturn(200, answer).once();
+    int before = server.getRequestCount();
+
+    new FabricPodActions(client, Clock.systemUTC())
+        .wake(new PodRef("serving", "llm-0", "uid-1"), "gpu-node-3", 42);
+
+    assertThat(server.getRequestCount() - before).isEqualTo(2);
+    var annotations = server.takeRequest();
+    assertThat(annotations.getMethod()).isEqualTo("PATCH");
+    assertThat(annotations.getHeader("Content-Type")).contains("strategic-merge-patch+json");
+    assertThat(annotations.getBody().readUtf8())
+        .contains("\"uid\":\"uid-1\"")
+        .contains(
+            "\"schedulingGates\":[{\"name\":\"kse.io/slurm-allocation\",\"$patch\":\"delete\"}]")
+        .contains("\"kse.io/slurm-job\":\"42\"")
+        .contains("\"kse.io/slurm-node\":\"gpu-node-3\"");
+    var status = server.takeRequest();
+    assertThat(status.getPath()).endsWith("/status");
+    assertThat(status.getBody().readUtf8())
+        .contains("\"uid\":\"uid-1\"")
+        .contains("\"nominatedNodeName\":\"gpu-node-3\"");
+  }
+}
