@@ -29,7 +29,12 @@ class PlacementE2E extends Scenario {
   @Test
   void inferencePodIsBoundToTheNodeSlurmAllocated() throws Exception {
     Pod created = create(inferencePod("llm-0", 4));
+    assertThat(created.getSpec().getSchedulingGates())
+        .as("held by manifests/base/scheduling-gate.yaml until Slurm allocates")
+        .extracting(g -> g.getName())
+        .containsExactly("kse.io/slurm-allocation");
     Pod bound = awaitBound("llm-0");
+    assertThat(bound.getSpec().getSchedulingGates()).isEmpty();
 
     SlurmJob job = placeholderOf(created);
     assertThat(job.state()).isEqualTo(JobState.RUNNING);
@@ -121,7 +126,10 @@ class PlacementE2E extends Scenario {
   void defaultSchedulerKeepsWorkingForOrdinaryPods() {
     List<String> cpuNodes = stack.cpuNodes();
     assumeTrue(!cpuNodes.isEmpty(), "needs CPU-only nodes");
-    kube.pods().inNamespace(ns).resource(ordinaryPod("web-0", cpuNodes.get(0))).create();
+    Pod web = kube.pods().inNamespace(ns).resource(ordinaryPod("web-0", cpuNodes.get(0))).create();
+    assertThat(web.getSpec().getSchedulingGates())
+        .as("other schedulers' pods are never gated")
+        .isEmpty();
     assertThat(awaitBound("web-0").getSpec().getNodeName()).isEqualTo(cpuNodes.get(0));
 
     if (stack.managed()) {
@@ -142,10 +150,11 @@ class PlacementE2E extends Scenario {
    * how it preempts).
    */
   @Test
-  void manifestsValidateAndGrantLeastPrivilege() {
+  void manifestsValidateAndGrantLeastPrivilege() throws Exception {
     assumeTrue(stack.managed(), "runs the stack's kubectl");
     String kubectl = stack.env("KSE_E2E_BIN") + "/kubectl";
     Path repo = LocalSlurmCluster.script().getParent().getParent().getParent();
+    Map<String, String> env = Map.of("KUBECONFIG", stack.env("KUBECONFIG"));
     String out =
         LocalSlurmCluster.run(
             List.of(
@@ -155,8 +164,41 @@ class PlacementE2E extends Scenario {
                 "-k",
                 repo.resolve("manifests/base").toString()),
             Duration.ofSeconds(60),
-            Map.of("KUBECONFIG", stack.env("KUBECONFIG")));
+            env);
     assertThat(out).contains("deployment.apps/kse-scheduler").contains("(server dry run)");
+    // every overlay renders; the Knative one validates too once its namespace exists, the
+    // monitoring one except the ServiceMonitor (the Prometheus Operator's CRD is not installed)
+    kube.namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("knative-serving")
+                .endMetadata()
+                .build())
+        .createOr(x -> x.update());
+    for (String overlay : List.of("knative", "monitoring")) {
+      String rendered =
+          LocalSlurmCluster.run(
+              List.of(
+                  kubectl, "kustomize", repo.resolve("manifests/overlays/" + overlay).toString()),
+              Duration.ofSeconds(60),
+              env);
+      Path file = java.nio.file.Files.createTempFile("kse-" + overlay, ".yaml");
+      java.nio.file.Files.writeString(
+          file,
+          java.util.Arrays.stream(rendered.split("\n---\n"))
+              .filter(doc -> !doc.contains("kind: ServiceMonitor"))
+              .collect(java.util.stream.Collectors.joining("\n---\n")));
+      assertThat(
+              LocalSlurmCluster.run(
+                  List.of(kubectl, "apply", "--dry-run=server", "-f", file.toString()),
+                  Duration.ofSeconds(60),
+                  env))
+          .as(overlay)
+          .contains("(server dry run)");
+    }
+    assertThat(out)
+        .contains("mutatingadmissionpolicy.admissionregistration.k8s.io/kse-scheduling-gate");
 
     String as = "--as=system:serviceaccount:kube-slurm-extender:kse-scheduler";
     for (String allowed :

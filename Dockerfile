@@ -1,0 +1,29 @@
+# kube-slurm-extender image: the shaded extender jar on a JRE, non-root, nothing else.
+#   docker build -t ghcr.io/kube-slurm-extender/kse-scheduler-extender:0.1.0 .
+# Tags: <version> (the Maven project version, which `java -jar … --version` prints) for releases,
+# <version>-<git short sha> for builds from main; manifests/ pin a release tag, never "latest".
+
+# ---- build: the pinned Maven wrapper, dependencies cached in their own layer
+FROM eclipse-temurin:17-jdk AS build
+WORKDIR /src
+COPY .mvn .mvn
+COPY mvnw pom.xml ./
+COPY policy/pom.xml policy/
+COPY slurm-bridge/pom.xml slurm-bridge/
+COPY scheduler-extender/pom.xml scheduler-extender/
+COPY benchmarks/pom.xml benchmarks/
+RUN ./mvnw -B -q -pl scheduler-extender -am dependency:go-offline -DskipTests || true
+COPY policy policy
+COPY slurm-bridge slurm-bridge
+COPY scheduler-extender scheduler-extender
+RUN ./mvnw -B -q -pl scheduler-extender -am package -DskipTests -Dspotless.check.skip=true \
+ && cp scheduler-extender/target/kse-scheduler-extender.jar /kse-scheduler-extender.jar
+
+# ---- run: JRE 17, uid 65532, read-only root filesystem friendly (Vert.x cache under /tmp)
+FROM eclipse-temurin:17-jre
+COPY --from=build /kse-scheduler-extender.jar /opt/kse/kse-scheduler-extender.jar
+USER 65532:65532
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
+EXPOSE 8888
+ENTRYPOINT ["java", "-jar", "/opt/kse/kse-scheduler-extender.jar"]
+CMD ["serve"]

@@ -1,0 +1,160 @@
+package io.kse.bench.service;
+
+import io.kse.bench.FilterFixture;
+import io.kse.extender.filter.BindService;
+import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.wire.PodRef;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The service tier: the extender's real HTTP server (Vert.x, the same router as in production) on
+ * loopback, answering {@code POST /filter} with 5,000 node names from a Slurm cache holding 1,000
+ * pending training jobs, driven by 1, 4 and 16 closed-loop clients (each sends its next call when
+ * the previous answer arrived, as kube-scheduler's serial scheduling cycle does — so the load is
+ * bounded). Prints {@code service.*} figures.
+ *
+ * <pre>java -cp benchmarks.jar io.kse.bench.service.HttpFilterLoad [--seconds 10] [--nodes 5000]
+ * </pre>
+ */
+public final class HttpFilterLoad {
+  public static void main(String[] args) throws Exception {
+    int seconds = 10;
+    int nodes = 5000;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
+        case "--nodes" -> nodes = Integer.parseInt(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    var slurm = FilterFixture.cache(nodes, true);
+    var filter =
+        new io.kse.extender.filter.FilterService(
+            slurm, new io.kse.extender.lifecycle.PlaceholderRegistry(), new NodeNames(), p -> {});
+    PodActions none =
+        new PodActions() {
+          @Override
+          public void event(PodRef pod, boolean warning, String reason, String message) {}
+
+          @Override
+          public void wake(PodRef pod, String node, long jobId) {}
+
+          @Override
+          public void ungate(PodRef pod) {}
+
+          @Override
+          public void evict(PodRef pod, String reason) {}
+        };
+    PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
+    ExtenderServer routes =
+        new ExtenderServer(
+            filter,
+            new BindService(slurm, new NodeNames(), binder, none, p -> {}, p -> {}),
+            new ExtenderMetrics(new SimpleMeterRegistry()),
+            () -> true,
+            () -> true,
+            () -> "",
+            p -> Optional.empty(),
+            64L * 1024 * 1024);
+    Vertx vertx = Vertx.vertx();
+    HttpServer server =
+        vertx
+            .createHttpServer()
+            .requestHandler(routes.router(vertx))
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    URI uri = URI.create("http://127.0.0.1:" + server.actualPort() + "/filter");
+    byte[] body = FilterFixture.body(nodes, false);
+    System.out.printf("service.request_bytes=%d%n", body.length);
+    run(uri, body, 4, 5); // warm-up: JIT, connection pools
+    for (int clients : new int[] {1, 4, 16}) {
+      long[] lat = run(uri, body, clients, seconds);
+      Arrays.sort(lat);
+      System.out.printf(
+          "service.c%d.calls_per_s=%.0f%nservice.c%d.p50_ms=%.3f%nservice.c%d.p99_ms=%.3f%n"
+              + "service.c%d.max_ms=%.3f%n",
+          clients,
+          lat.length / (double) seconds,
+          clients,
+          pct(lat, 0.50),
+          clients,
+          pct(lat, 0.99),
+          clients,
+          lat[lat.length - 1] / 1e6);
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    System.exit(0);
+  }
+
+  /** {@code clients} closed-loop senders for {@code seconds}; every call's latency in nanos. */
+  private static long[] run(URI uri, byte[] body, int clients, int seconds) throws Exception {
+    List<long[]> perClient = new ArrayList<>();
+    int[] counts = new int[clients];
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    CountDownLatch done = new CountDownLatch(clients);
+    for (int c = 0; c < clients; c++) {
+      long[] lat = new long[2_000_000];
+      perClient.add(lat);
+      int k = c;
+      Thread t =
+          new Thread(
+              () -> {
+                HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                HttpRequest req =
+                    HttpRequest.newBuilder(uri)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build();
+                try {
+                  while (System.nanoTime() < end && counts[k] < lat.length) {
+                    long t0 = System.nanoTime();
+                    HttpResponse<byte[]> r =
+                        http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+                    if (r.statusCode() != 200) {
+                      throw new IllegalStateException("HTTP " + r.statusCode());
+                    }
+                    lat[counts[k]++] = System.nanoTime() - t0;
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                } finally {
+                  done.countDown();
+                }
+              });
+      t.start();
+    }
+    done.await();
+    int total = Arrays.stream(counts).sum();
+    long[] all = new long[total];
+    int at = 0;
+    for (int c = 0; c < clients; c++) {
+      System.arraycopy(perClient.get(c), 0, all, at, counts[c]);
+      at += counts[c];
+    }
+    return all;
+  }
+
+  private static double pct(long[] sorted, double q) {
+    int i = (int) Math.ceil(q * sorted.length) - 1;
+    return sorted[Math.max(0, i)] / 1e6;
+  }
+}
