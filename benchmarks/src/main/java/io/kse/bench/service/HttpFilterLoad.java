@@ -53,7 +53,7 @@ public final class HttpFilterLoad {
           public void event(PodRef pod, boolean warning, String reason, String message) {}
 
           @Override
-          public void wake(PodRef pod, String node, long jobId) {}
+          public void wake(PodRef pod, String node, long jobId, boolean gated) {}
 
           @Override
           public void ungate(PodRef pod) {}

@@ -107,29 +107,34 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   }
 
   @Override
-  public void wake(PodRef pod, String node, long jobId) {
+  public void wake(PodRef pod, String node, long jobId, boolean gated) {
     // one strategic-merge patch with the UID as precondition: no read, no resourceVersion, so no
     // conflict with kube-scheduler updating the same pod (edit() lost such races under load)
+    String annotations =
+        "\"metadata\":{"
+            + uid(pod)
+            + ",\"annotations\":{\""
+            + WellKnown.JOB_ANNOTATION
+            + "\":\""
+            + jobId
+            + "\",\""
+            + WellKnown.NODE_ANNOTATION
+            + "\":\""
+            + node
+            + "\"}}";
     try {
+      // gated: lifting the gate is a spec change, which only a strategic-merge patch expresses
+      // without replacing other controllers' gates; ungated: a plain merge patch
       patch(
           path(pod),
-          STRATEGIC,
-          "{\"metadata\":{"
-              + uid(pod)
-              + ",\"annotations\":{\""
-              + WellKnown.JOB_ANNOTATION
-              + "\":\""
-              + jobId
-              + "\",\""
-              + WellKnown.NODE_ANNOTATION
-              + "\":\""
-              + node
-              + "\"}},"
-              + LIFT_GATE
-              + "}");
+          gated ? STRATEGIC : MERGE,
+          "{" + annotations + (gated ? "," + LIFT_GATE : "") + "}");
     } catch (KubernetesClientException e) {
       LOG.warn("wake_failed pod={} uid={} node={} error={}", pod, pod.uid(), node, e.getMessage());
       return;
+    }
+    if (gated) {
+      return; // one write per pod is what the API server can afford in a burst
     }
     try {
       // a hint that steers the next attempt to the node (KEP-5278); refused on older clusters

@@ -10,9 +10,10 @@ public interface PodActions {
   /**
    * Nudges kube-scheduler to schedule the pod now: lifts our scheduling gate (if the admission
    * policy set one) and records the job and node in annotations — a pod update, which also requeues
-   * a pod an extender rejected — and {@code nominatedNodeName} steers it to {@code node}.
+   * a pod an extender rejected — and, unless the pod was {@code gated} (lifting the gate puts it
+   * straight into the active queue), {@code nominatedNodeName} steers it to {@code node}.
    */
-  void wake(PodRef pod, String node, long jobId);
+  void wake(PodRef pod, String node, long jobId, boolean gated);
 
   /**
    * Lifts our scheduling gate without a node (the policy rejected the pod): kube-scheduler then

@@ -221,7 +221,7 @@ public final class PlaceholderLifecycle {
             ref.uid(),
             job.id(),
             job.nodes());
-        actions.wake(ref, node, job.id());
+        actions.wake(ref, node, job.id(), gated(pod.get()));
       }
       return;
     }
@@ -313,8 +313,8 @@ public final class PlaceholderLifecycle {
    * may ask again soon, since kube-scheduler keeps pods it could not place for up to minutes.
    */
   public int retryDueSubmissions() {
-    if (!writer.getAsBoolean()) {
-      return 0;
+    if (!writer.getAsBoolean() || registry.count("SubmitFailed") == 0) {
+      return 0; // the common case: no walk over every pod
     }
     Instant now = clock.instant();
     int n = 0;
@@ -385,7 +385,11 @@ public final class PlaceholderLifecycle {
       age(pod.get()).ifPresent(metrics::allocated);
       workers.execute(
           () -> {
-            actions.wake(ref, node, job.id()); // first: time-to-bind waits on it, not the Event
+            actions.wake(
+                ref,
+                node,
+                job.id(),
+                gated(pod.get())); // first: time-to-bind waits on it, not the Event
             actions.event(
                 ref,
                 false,
@@ -512,6 +516,13 @@ public final class PlaceholderLifecycle {
     } catch (SlurmException e) {
       LOG.warn("placeholder_cancel_failed slurmJob={} error={}", jobId, e.getMessage());
     }
+  }
+
+  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
+  static boolean gated(Pod p) {
+    return p.getSpec().getSchedulingGates() != null
+        && p.getSpec().getSchedulingGates().stream()
+            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 
   static PodRef ref(Pod p) {

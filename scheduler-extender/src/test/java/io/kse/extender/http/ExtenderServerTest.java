@@ -58,7 +58,7 @@ class ExtenderServerTest {
           public void event(PodRef pod, boolean warning, String reason, String message) {}
 
           @Override
-          public void wake(PodRef pod, String node, long jobId) {}
+          public void wake(PodRef pod, String node, long jobId, boolean gated) {}
 
           @Override
           public void ungate(PodRef pod) {}

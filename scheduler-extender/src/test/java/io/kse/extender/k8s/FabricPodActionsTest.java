@@ -15,7 +15,7 @@ class FabricPodActionsTest {
   static KubernetesMockServer server;
 
   @Test
-  void wakeIsTwoPatchesWithTheUidAsPreconditionNoReadAndLiftsOurGate() throws Exception {
+  void anUngatedPodIsWokenWithTwoMergePatchesWithTheUidAsPreconditionAndNoRead() throws Exception {
     // found by the e2e benchmark: read-modify-write lost races with kube-scheduler (409) under load
     String pod = "/api/v1/namespaces/serving/pods/llm-0";
     String answer = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"llm-0\"}}";
@@ -24,16 +24,15 @@ class FabricPodActionsTest {
     int before = server.getRequestCount();
 
     new FabricPodActions(client, Clock.systemUTC())
-        .wake(new PodRef("serving", "llm-0", "uid-1"), "gpu-node-3", 42);
+        .wake(new PodRef("serving", "llm-0", "uid-1"), "gpu-node-3", 42, false);
 
     assertThat(server.getRequestCount() - before).isEqualTo(2);
     var annotations = server.takeRequest();
     assertThat(annotations.getMethod()).isEqualTo("PATCH");
-    assertThat(annotations.getHeader("Content-Type")).contains("strategic-merge-patch+json");
+    assertThat(annotations.getHeader("Content-Type")).contains("application/merge-patch+json");
     assertThat(annotations.getBody().readUtf8())
         .contains("\"uid\":\"uid-1\"")
-        .contains(
-            "\"schedulingGates\":[{\"name\":\"kse.io/slurm-allocation\",\"$patch\":\"delete\"}]")
+        .doesNotContain("schedulingGates")
         .contains("\"kse.io/slurm-job\":\"42\"")
         .contains("\"kse.io/slurm-node\":\"gpu-node-3\"");
     var status = server.takeRequest();
@@ -41,5 +40,26 @@ class FabricPodActionsTest {
     assertThat(status.getBody().readUtf8())
         .contains("\"uid\":\"uid-1\"")
         .contains("\"nominatedNodeName\":\"gpu-node-3\"");
+  }
+
+  @Test
+  void aGatedPodIsWokenWithOneStrategicPatchThatLiftsOnlyOurGate() throws Exception {
+    String pod = "/api/v1/namespaces/serving/pods/llm-1";
+    String answer = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"llm-1\"}}";
+    server.expect().patch().withPath(pod).andReturn(200, answer).once();
+    int before = server.getRequestCount();
+    new FabricPodActions(client, Clock.systemUTC())
+        .wake(new PodRef("serving", "llm-1", "uid-2"), "gpu-node-4", 43, true);
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    var patch = server.takeRequest();
+    while (!patch.getPath().endsWith("/llm-1")) {
+      patch = server.takeRequest(); // skip the other test's requests
+    }
+    assertThat(patch.getHeader("Content-Type")).contains("strategic-merge-patch+json");
+    assertThat(patch.getBody().readUtf8())
+        .contains("\"uid\":\"uid-2\"")
+        .contains("\"kse.io/slurm-job\":\"43\"")
+        .contains(
+            "\"schedulingGates\":[{\"name\":\"kse.io/slurm-allocation\",\"$patch\":\"delete\"}]");
   }
 }

@@ -78,7 +78,7 @@ class PlaceholderLifecycleTest {
             }
 
             @Override
-            public void wake(PodRef pod, String node, long jobId) {
+            public void wake(PodRef pod, String node, long jobId, boolean gated) {
               actions.add("wake " + pod + " -> " + node);
             }
 
