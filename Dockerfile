@@ -23,7 +23,7 @@ RUN ./mvnw -B -q -pl scheduler-extender -am package -DskipTests -Dspotless.check
 FROM eclipse-temurin:17-jre
 COPY --from=build /kse-scheduler-extender.jar /opt/kse/kse-scheduler-extender.jar
 USER 65532:65532
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:MaxHeapFreeRatio=20 -XX:MinHeapFreeRatio=10 -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
 EXPOSE 8888
 ENTRYPOINT ["java", "-jar", "/opt/kse/kse-scheduler-extender.jar"]
 CMD ["serve"]

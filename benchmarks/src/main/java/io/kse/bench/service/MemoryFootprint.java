@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp benchmarks.jar io.kse.bench.service.MemoryFootprint --env DIR/env --stack STACK
- *      --jar kse-scheduler-extender.jar [--pods 10000] [--nodes 5000]
+ *      --jar kse-scheduler-extender.jar [--pods 10000] [--nodes 5000] [--jvm "FLAGS"]
  * </pre>
  */
 public final class MemoryFootprint {
@@ -68,13 +68,14 @@ public final class MemoryFootprint {
       System.out.printf("memory.objects_created_s=%.0f%n", (System.nanoTime() - t0) / 1e9);
       ProcessBuilder pb =
           new ProcessBuilder(
-                  "java",
-                  "-Xmx768m", // manifests/: limit 1Gi, MaxRAMPercentage=75
-                  "-jar",
-                  a.get("jar"),
-                  "serve",
-                  "--config",
-                  dir + "/extender.yaml")
+                  java.util.stream.Stream.concat(
+                          java.util.stream.Stream.concat(
+                              java.util.stream.Stream.of("java", "-Xmx768m"), // 1Gi limit x 75%
+                              java.util.Arrays.stream(a.getOrDefault("jvm", "").split(" "))
+                                  .filter(x -> !x.isBlank())),
+                          java.util.stream.Stream.of(
+                              "-jar", a.get("jar"), "serve", "--config", dir + "/extender.yaml"))
+                      .toList())
               .redirectErrorStream(true)
               .redirectOutput(Path.of(env.get("KSE_E2E_LOG_DIR"), "extender-memory.log").toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("KSE_"));
@@ -91,6 +92,7 @@ public final class MemoryFootprint {
       long rssKb = rssKb(p.pid());
       String heap = exec(List.of("jcmd", Long.toString(p.pid()), "GC.heap_info"));
       System.out.printf("memory.pods=%d%nmemory.nodes=%d%n", pods, nodes);
+      System.out.printf("memory.jvm_flags=-Xmx768m %s%n", a.getOrDefault("jvm", ""));
       System.out.printf("memory.rss_mib=%.0f%n", rssKb / 1024.0);
       System.out.printf("memory.heap_used_mib=%.0f%n", heapUsedKb(heap) / 1024.0);
     } finally {
