@@ -106,7 +106,9 @@ public final class TimeToBind {
       b.line(
           "ttb_ratio_to_floors",
           String.format("%.2f", ours.ttb().p50() / (slurmFloor.p50() + kubeFloor.p50())));
-      b.line("filter_mean_us", String.format("%.1f", b.filterMeanMicros()));
+      double[] filter = b.filterLatency();
+      b.line("filter_mean_us", String.format("%.1f", filter[0]));
+      b.line("filter_within_1ms_pct", String.format("%.1f", filter[1]));
       b.line("pending_queue", Integer.toString(pendingQueue));
       if (a.containsKey("preemption")) {
         b.preemption(Integer.parseInt(a.get("preemption")));
@@ -410,8 +412,11 @@ public final class TimeToBind {
     Thread.sleep(1500); // let slurmctld finish the epilogs of what ended
   }
 
-  /** Mean filter latency over the extender's life, from its own histogram. */
-  private double filterMeanMicros() {
+  /**
+   * The extender's own filter latency over its life, from its histogram: the mean (which the first,
+   * cold calls dominate) and the share of calls answered within 1 ms.
+   */
+  private double[] filterLatency() {
     try {
       String metrics =
           HttpClient.newHttpClient()
@@ -422,17 +427,28 @@ public final class TimeToBind {
               .body();
       double sum = 0;
       double count = 0;
+      double fast = 0;
       for (String l : metrics.split("\n")) {
+        double v = l.startsWith("kse_filter_duration_seconds") ? value(l) : 0;
         if (l.startsWith("kse_filter_duration_seconds_sum")) {
-          sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+          sum += v;
         } else if (l.startsWith("kse_filter_duration_seconds_count")) {
-          count += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+          count += v;
+        } else if (l.startsWith("kse_filter_duration_seconds_bucket")
+            && l.contains("le=\"0.001\"")) {
+          fast += v;
         }
       }
-      return count == 0 ? Double.NaN : sum / count * 1e6;
+      return count == 0
+          ? new double[] {Double.NaN, Double.NaN}
+          : new double[] {sum / count * 1e6, 100 * fast / count};
     } catch (IOException | InterruptedException e) {
-      return Double.NaN;
+      return new double[] {Double.NaN, Double.NaN};
     }
+  }
+
+  private static double value(String line) {
+    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
   }
 
   // ------------------------------------------------------------------------------ output
