@@ -204,24 +204,22 @@ class ExtenderLifecycleIT {
   void aPodThatNeedsAPreemptionIsToldWhichTrainingJobGaveWay() throws Exception {
     cluster.cancelAll();
     cluster.submitTrainingOnEveryNode();
-    // every node busy, and still busy a moment later (a job can die at launch on a node that was
-    // just freed by the previous test): only then does the pod need a preemption
+    // every node busy, and the same 8 jobs still running a while later: a job can die at launch on
+    // a node the previous test just freed (seen once in CI: the pod then got that node without a
+    // preemption), and that shows within a few seconds
+    java.util.function.Supplier<java.util.Set<Long>> runningTraining =
+        () ->
+            slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
+                .filter(j -> j.isAllocated() && j.name().startsWith("train-"))
+                .map(SlurmJob::id)
+                .collect(java.util.stream.Collectors.toSet());
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(500))
-        .until(
-            () ->
-                slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
-                        .filter(j -> j.isAllocated() && j.name().startsWith("train-"))
-                        .count()
-                    == 8);
-    Thread.sleep(1500);
-    assertThat(
-            slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
-                .filter(j -> j.isAllocated() && j.name().startsWith("train-"))
-                .count())
-        .as("all training jobs still running")
-        .isEqualTo(8);
+        .until(() -> runningTraining.get().size() == 8);
+    java.util.Set<Long> first = runningTraining.get();
+    Thread.sleep(5000);
+    assertThat(runningTraining.get()).as("the same training jobs still running").isEqualTo(first);
     Pod p = pod("big-0");
     p.getSpec()
         .getContainers()
