@@ -20,6 +20,9 @@ import java.util.function.BiConsumer;
  * either order: they usually show up in the same poll) are paired once.
  */
 public final class PreemptionTracker {
+  /** Jobs not ours, as last seen running (bounded by what runs on the cluster). */
+  private final java.util.Map<Long, SlurmJob> lastRun = new java.util.HashMap<>();
+
   static final Duration WINDOW = Duration.ofSeconds(60);
 
   private record Seen(SlurmJob job, Instant at) {}
@@ -43,6 +46,7 @@ public final class PreemptionTracker {
     Instant now = c.observedAt();
     expire(now);
     if (c.after().isEmpty()) {
+      c.before().ifPresent(b -> lastRun.remove(b.id()));
       return;
     }
     SlurmJob after = c.after().get();
@@ -83,13 +87,41 @@ public final class PreemptionTracker {
         && !after.isAllocated()) {
       // a placeholder that ended takes nothing from jobs that lose their nodes later
       starts.removeIf(s -> s.job().id() == after.id());
-    } else if (!placeholder && lostAllocation(c)) {
+    } else if (!placeholder) {
+      observeOther(c, after, now);
+    }
+  }
+
+  /**
+   * A job that is not ours: remember its last running state, so that losing its nodes is seen even
+   * when a poll caught it in between (RUNNING → COMPLETING → PENDING with one more restart: no
+   * single change goes from running to requeued).
+   */
+  private void observeOther(JobChange c, SlurmJob after, Instant now) {
+    if (after.isAllocated() && after.state() != JobState.COMPLETING) {
+      lastRun.put(after.id(), after);
+      return;
+    }
+    SlurmJob run =
+        c.before()
+            .filter(b -> b.isAllocated() && b.state() != JobState.COMPLETING)
+            .orElse(lastRun.get(after.id()));
+    boolean lost =
+        run != null
+            && (after.state() == JobState.PREEMPTED
+                || after.restartCount() > run.restartCount()
+                    && !after.isAllocated()
+                    && !after.state().isFinal());
+    if (lost) {
+      lastRun.remove(after.id());
       // the victim's nodes and start are only in the state before it lost them
-      SlurmJob victim = asRun(after, c.before().get());
+      SlurmJob victim = asRun(after, run);
       for (Seen s : starts) {
         pair(s.job(), victim);
       }
       victims.add(new Seen(victim, now));
+    } else if (after.state().isFinal()) {
+      lastRun.remove(after.id());
     }
   }
 

@@ -62,6 +62,21 @@ class PreemptionTrackerTest {
   }
 
   @Test
+  void aVictimSeenInBetweenStatesIsStillPaired() {
+    // polls can catch a requeue in two steps: RUNNING -> COMPLETING -> PENDING with restart+1
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    change(null, train, T0);
+    SlurmJob completing = job(1, false, JobState.COMPLETING, "n0", T0, 0);
+    change(train, completing, T0.plusSeconds(10));
+    change(completing, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(11));
+    change(
+        job(9, true, JobState.PENDING, null, null, 0),
+        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0),
+        T0.plusSeconds(11));
+    assertThat(pairs).containsExactly("9<-1");
+  }
+
+  @Test
   void anEndedPlaceholderTakesNothingFromAJobThatStartedAfterIt() {
     SlurmJob ph = job(1, true, JobState.RUNNING, "n0", T0, 0);
     change(job(1, true, JobState.PENDING, null, null, 0), ph, T0);
