@@ -7,7 +7,6 @@ import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.PodRef;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -47,20 +46,7 @@ public final class HttpFilterLoad {
     var filter =
         new io.kse.extender.filter.FilterService(
             slurm, new io.kse.extender.lifecycle.PlaceholderRegistry(), new NodeNames(), p -> {});
-    PodActions none =
-        new PodActions() {
-          @Override
-          public void event(PodRef pod, boolean warning, String reason, String message) {}
-
-          @Override
-          public void wake(PodRef pod, String node, long jobId, boolean gated) {}
-
-          @Override
-          public void ungate(PodRef pod) {}
-
-          @Override
-          public void evict(PodRef pod, String reason) {}
-        };
+    PodActions none = PodActions.none();
     PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     ExtenderServer routes =

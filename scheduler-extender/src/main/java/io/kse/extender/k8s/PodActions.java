@@ -23,4 +23,21 @@ public interface PodActions {
 
   /** Evicts the pod (Eviction API, so PodDisruptionBudgets apply) with a reason. */
   void evict(PodRef pod, String reason);
+
+  /** Does nothing: for the HTTP tests and benchmarks, where only the verbs matter. */
+  static PodActions none() {
+    return new PodActions() {
+      @Override
+      public void event(PodRef pod, boolean warning, String reason, String message) {}
+
+      @Override
+      public void wake(PodRef pod, String node, long jobId, boolean gated) {}
+
+      @Override
+      public void ungate(PodRef pod) {}
+
+      @Override
+      public void evict(PodRef pod, String reason) {}
+    };
+  }
 }

@@ -12,7 +12,6 @@ import io.kse.extender.k8s.PodBinder;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.extender.testing.FakeSlurm;
-import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.cache.SlurmStateCache;
@@ -52,20 +51,7 @@ class ExtenderServerTest {
   static void start() throws Exception {
     PlaceholderRegistry reg = new PlaceholderRegistry();
     NodeNames names = new NodeNames();
-    PodActions noActions =
-        new PodActions() {
-          @Override
-          public void event(PodRef pod, boolean warning, String reason, String message) {}
-
-          @Override
-          public void wake(PodRef pod, String node, long jobId, boolean gated) {}
-
-          @Override
-          public void ungate(PodRef pod) {}
-
-          @Override
-          public void evict(PodRef pod, String reason) {}
-        };
+    PodActions noActions = PodActions.none();
     PodBinder binder =
         (pod, node) -> {
           binds.add(pod + "@" + node);
