@@ -2,6 +2,7 @@ package io.kse.extender;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
@@ -31,7 +32,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,15 +140,8 @@ public final class Main {
     policy.watch(cfg.policyReload());
     svc.onStop(policy::close);
 
-    AtomicInteger threads = new AtomicInteger();
     ExecutorService workers =
-        Executors.newFixedThreadPool(
-            cfg.workers(),
-            r -> {
-              Thread t = new Thread(r, "kse-worker-" + threads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     svc.onStop(
         () -> {
           workers.shutdown();
@@ -199,12 +192,7 @@ public final class Main {
     // are retried here once their backoff passed; orphans (a pod deleted while its cancel failed)
     // are swept once a minute. Both only once the two views are complete.
     java.util.concurrent.ScheduledExecutorService housekeeping =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "kse-housekeeping");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kse-housekeeping"));
     svc.onStop(housekeeping::shutdownNow);
     java.util.function.BooleanSupplier synced = () -> cache.synced() && pods.synced();
     housekeeping.scheduleWithFixedDelay(
@@ -216,12 +204,7 @@ public final class Main {
     io.kse.extender.k8s.NodeInformer kubeNodes = new io.kse.extender.k8s.NodeInformer(kube);
     svc.onStop(kubeNodes::close);
     ExecutorService nodeSyncThread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "kse-node-sync");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadExecutor(DaemonThreads.named("kse-node-sync"));
     svc.onStop(nodeSyncThread::shutdownNow);
     io.kse.slurm.NodeAdmin nodeAdmin =
         cfg.drainVia().equals("scontrol")

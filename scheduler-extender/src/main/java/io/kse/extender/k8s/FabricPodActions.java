@@ -39,11 +39,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
           0,
           java.util.concurrent.TimeUnit.SECONDS,
           new java.util.concurrent.ArrayBlockingQueue<>(EVENT_QUEUE),
-          r -> {
-            Thread t = new Thread(r, "kse-events");
-            t.setDaemon(true);
-            return t;
-          },
+          io.kse.extender.concurrent.DaemonThreads.named("kse-events"),
           (r, pool) -> LOG.warn("event_dropped reason=queue_full size={}", EVENT_QUEUE));
 
   public FabricPodActions(KubernetesClient client, Clock clock) {
