@@ -4,9 +4,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kse.slurm.JobState;
@@ -22,7 +20,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,49 +52,43 @@ public final class TimeToBind {
   private static final String OURS = "slurm-inference";
   private static final int CREATORS = 8;
 
-  private final Map<String, String> env;
+  private final BenchStack stack;
   private final KubernetesClient kube;
   private final SlurmClient slurm;
   private final String tag;
 
-  private TimeToBind(Map<String, String> env, String tag) {
-    this.env = env;
+  private TimeToBind(BenchStack stack, String tag) {
+    this.stack = stack;
     this.tag = tag;
-    this.kube =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(read(Path.of(env.get("KUBECONFIG")))))
-            .build();
+    this.kube = stack.kube();
     this.slurm =
         SlurmClients.connect(
             SlurmConfig.of(
-                URI.create(env.get("KSE_LAB_REST_URL")),
-                Optional.of(env.get("KSE_LAB_JWT_USER")),
-                Path.of(env.get("KSE_LAB_JWT_FILE"))),
+                URI.create(stack.env("KSE_LAB_REST_URL")),
+                Optional.of(stack.env("KSE_LAB_JWT_USER")),
+                Path.of(stack.env("KSE_LAB_JWT_FILE"))),
             new SimpleMeterRegistry());
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new LinkedHashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
+    Map<String, String> a = BenchStack.args(args);
     if (!a.containsKey("env") || !a.containsKey("stack")) {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
               + " [--preemption PODS] [--pending-queue N]");
       System.exit(2);
     }
-    TimeToBind b = new TimeToBind(readEnv(Path.of(a.get("env"))), a.getOrDefault("tag", "run"));
+    TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
     int pods = Integer.parseInt(a.getOrDefault("pods", "200"));
     int gpus = Integer.parseInt(a.getOrDefault("gpus", "1"));
     int pendingQueue = Integer.parseInt(a.getOrDefault("pending-queue", "0"));
     try {
       List<Long> held = pendingQueue > 0 ? b.holdTrainingJobs(pendingQueue) : List.of();
       // the floors run without the extender: it would take the floor's tagged jobs for orphans
-      b.stack(a.get("stack"), "extender-stop");
+      b.stack.command("extender-stop");
       Stats slurmFloor = b.slurmFloor(pods, gpus);
       Stats kubeFloor = b.kubeFloor(pods, gpus);
-      b.stack(a.get("stack"), "extender-start");
+      b.stack.command("extender-start");
       Run ours = b.ours(pods, gpus);
       b.report("slurm_floor", slurmFloor);
       b.report("kube_floor", kubeFloor);
@@ -138,7 +129,7 @@ public final class TimeToBind {
                     .gresPerNode("gpu:h100:" + gpus)
                     .cpusPerNode(1)
                     .memoryPerNodeMb(1024)
-                    .workingDirectory(env.get("KSE_LAB_JOB_DIR"))
+                    .workingDirectory(stack.env("KSE_LAB_JOB_DIR"))
                     .build();
             long t0 = System.nanoTime();
             submitted.put(slurm.submit(s), t0);
@@ -175,7 +166,7 @@ public final class TimeToBind {
   /** Every GPU node full of training; {@code n} 8-GPU pods each need a Slurm preemption. */
   private void preemption(int n) throws Exception {
     List<Long> training = new ArrayList<>();
-    String[] nodes = env.get("KSE_E2E_GPU_NODES").split(",");
+    String[] nodes = stack.env("KSE_E2E_GPU_NODES").split(",");
     for (String node : nodes) {
       training.add(sbatch("-p", "training", "--exclusive", "-w", node, "--gres=gpu:h100:8"));
     }
@@ -350,39 +341,21 @@ public final class TimeToBind {
     List<String> cmd = new ArrayList<>(List.of("sbatch", "--parsable", "-J", "bench-training"));
     cmd.addAll(List.of(args));
     cmd.addAll(
-        List.of("-o", "/dev/null", "-D", env.get("KSE_LAB_JOB_DIR"), "--wrap", "sleep 3600"));
-    return Long.parseLong(run(cmd).trim().split(";")[0]);
+        List.of("-o", "/dev/null", "-D", stack.env("KSE_LAB_JOB_DIR"), "--wrap", "sleep 3600"));
+    return Long.parseLong(slurmCli(cmd).trim().split(";")[0]);
   }
 
   private void scancel(List<Long> ids) throws Exception {
     for (int i = 0; i < ids.size(); i += 200) {
       List<String> cmd = new ArrayList<>(List.of("scancel"));
       ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
-      run(cmd);
+      slurmCli(cmd);
     }
     Thread.sleep(1500);
   }
 
-  private String run(List<String> cmd) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("SLURM_CONF", env.get("SLURM_CONF"));
-    pb.environment().remove("SLURM_JWT");
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-      throw new IllegalStateException(cmd.get(0) + " failed: " + out);
-    }
-    return out;
-  }
-
-  private void stack(String script, String command) throws Exception {
-    List<String> cmd = List.of(script, command, "--dir", env.get("KSE_E2E_DIR"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-      throw new IllegalStateException(cmd + " failed: " + out);
-    }
+  private String slurmCli(List<String> cmd) {
+    return BenchStack.exec(cmd, Map.of("SLURM_CONF", stack.env("SLURM_CONF")));
   }
 
   private void cancelQuietly(long id) {
@@ -421,7 +394,7 @@ public final class TimeToBind {
       String metrics =
           HttpClient.newHttpClient()
               .send(
-                  HttpRequest.newBuilder(URI.create(env.get("KSE_E2E_EXTENDER_URL") + "/metrics"))
+                  HttpRequest.newBuilder(URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
                       .build(),
                   HttpResponse.BodyHandlers.ofString())
               .body();
@@ -462,24 +435,5 @@ public final class TimeToBind {
 
   private void line(String key, String value) {
     System.out.println(tag + "." + key + "=" + value);
-  }
-
-  private static Map<String, String> readEnv(Path file) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String l : read(file).split("\n")) {
-      int eq = l.indexOf('=');
-      if (eq > 0) {
-        out.put(l.substring(0, eq), l.substring(eq + 1));
-      }
-    }
-    return out;
-  }
-
-  private static String read(Path f) {
-    try {
-      return Files.readString(f);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + f, e);
-    }
   }
 }

@@ -5,9 +5,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kse.bench.e2e.BenchStack;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -41,25 +39,13 @@ public final class MemoryFootprint {
   private static final int PORT = 18999;
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new LinkedHashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
-    Map<String, String> env = new LinkedHashMap<>();
-    for (String l : Files.readAllLines(Path.of(a.get("env")))) {
-      int eq = l.indexOf('=');
-      if (eq > 0) {
-        env.put(l.substring(0, eq), l.substring(eq + 1));
-      }
-    }
+    Map<String, String> a = BenchStack.args(args);
+    BenchStack stack = BenchStack.from(a);
     int pods = Integer.parseInt(a.getOrDefault("pods", "10000"));
     int nodes = Integer.parseInt(a.getOrDefault("nodes", "5000"));
-    String dir = env.get("KSE_E2E_DIR");
-    KubernetesClient kube =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(Path.of(env.get("KUBECONFIG")))))
-            .build();
-    exec(List.of(a.get("stack"), "extender-stop", "--dir", dir));
+    String dir = stack.env("KSE_E2E_DIR");
+    KubernetesClient kube = stack.kube();
+    stack.command("extender-stop");
     Process p = null;
     try {
       holdLease(kube);
@@ -77,9 +63,10 @@ public final class MemoryFootprint {
                               "-jar", a.get("jar"), "serve", "--config", dir + "/extender.yaml"))
                       .toList())
               .redirectErrorStream(true)
-              .redirectOutput(Path.of(env.get("KSE_E2E_LOG_DIR"), "extender-memory.log").toFile());
+              .redirectOutput(
+                  Path.of(stack.env("KSE_E2E_LOG_DIR"), "extender-memory.log").toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("KSE_"));
-      pb.environment().put("KUBECONFIG", env.get("KSE_E2E_EXTENDER_KUBECONFIG"));
+      pb.environment().put("KUBECONFIG", stack.env("KSE_E2E_EXTENDER_KUBECONFIG"));
       pb.environment().put("KSE_HTTP_PORT", Integer.toString(PORT));
       p = pb.start();
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
@@ -87,10 +74,11 @@ public final class MemoryFootprint {
         Thread.sleep(500);
       }
       Thread.sleep(15_000); // a few Slurm polls and informer resyncs
-      exec(List.of("jcmd", Long.toString(p.pid()), "GC.run"));
+      BenchStack.exec(List.of("jcmd", Long.toString(p.pid()), "GC.run"), Map.of());
       Thread.sleep(2_000);
       long rssKb = rssKb(p.pid());
-      String heap = exec(List.of("jcmd", Long.toString(p.pid()), "GC.heap_info"));
+      String heap =
+          BenchStack.exec(List.of("jcmd", Long.toString(p.pid()), "GC.heap_info"), Map.of());
       System.out.printf("memory.pods=%d%nmemory.nodes=%d%n", pods, nodes);
       System.out.printf("memory.jvm_flags=-Xmx768m %s%n", a.getOrDefault("jvm", ""));
       System.out.printf("memory.rss_mib=%.0f%n", rssKb / 1024.0);
@@ -106,7 +94,7 @@ public final class MemoryFootprint {
       while (kube.namespaces().withName(NS).get() != null) {
         Thread.sleep(1000);
       }
-      exec(List.of(a.get("stack"), "extender-start", "--dir", dir));
+      stack.command("extender-start");
       kube.close();
     }
     System.exit(0);
@@ -235,14 +223,5 @@ public final class MemoryFootprint {
       throw new IllegalStateException("cannot read the heap from: " + heapInfo);
     }
     return Long.parseLong(m.group(1));
-  }
-
-  private static String exec(List<String> cmd) throws Exception {
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
-    if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-      throw new IllegalStateException(cmd + " failed: " + out);
-    }
-    return out;
   }
 }
