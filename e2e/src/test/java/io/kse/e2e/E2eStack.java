@@ -66,7 +66,7 @@ public final class E2eStack {
         shared = new E2eStack(env, false);
       } else {
         run(Duration.ofMinutes(40), "start");
-        shared = new E2eStack(parseEnv(run(Duration.ofSeconds(30), "env")), true);
+        shared = new E2eStack(LocalSlurmCluster.parseEnv(run(Duration.ofSeconds(30), "env")), true);
         shared.clearLeftovers();
         // the extender of a reused stack may run an older build: serve this one
         run(Duration.ofMinutes(1), "extender-stop");
@@ -145,17 +145,6 @@ public final class E2eStack {
     Path repo = LocalSlurmCluster.script().getParent().getParent().getParent();
     return LocalSlurmCluster.run(
         List.of(repo.resolve("e2e/cluster/stack").toString(), command), timeout, Map.of());
-  }
-
-  private static Map<String, String> parseEnv(String text) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String line : text.split("\n")) {
-      int eq = line.indexOf('=');
-      if (eq > 0) {
-        out.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return out;
   }
 
   private static String read(Path file) {

@@ -224,17 +224,22 @@ public final class LocalSlurmCluster {
 
   private static Map<String, String> readEnv(Path file) {
     try {
-      Map<String, String> out = new LinkedHashMap<>();
-      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        int eq = line.indexOf('=');
-        if (eq > 0) {
-          out.put(line.substring(0, eq), line.substring(eq + 1));
-        }
-      }
-      return out;
+      return parseEnv(Files.readString(file, StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + file, e);
     }
+  }
+
+  /** KEY=VALUE lines, as the local stacks' env files and {@code env} commands print them. */
+  public static Map<String, String> parseEnv(String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String line : text.split("\n")) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        out.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return out;
   }
 
   private static String run(List<String> cmd, Duration timeout) {
