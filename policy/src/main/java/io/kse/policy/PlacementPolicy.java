@@ -283,11 +283,26 @@ public final class PlacementPolicy {
       parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
     }
     for (Map.Entry<String, Long> e : new java.util.TreeMap<>(pod.extendedResources()).entrySet()) {
+      if (e.getKey().equals(PodFacts.GPU) || e.getValue() <= 0) {
+        continue;
+      }
       String gresName = c.extendedResources().get(e.getKey());
-      if (gresName != null && e.getValue() > 0) {
+      if (gresName != null) {
         parts.add(gresName + ":" + e.getValue());
         record.add(
             new Contribution("cluster.extendedResources", e.getKey() + " -> gres " + gresName));
+      } else if (c.kubernetesOnly(e.getKey())) {
+        record.add(
+            new Contribution(
+                "cluster.kubernetesOnlyResources",
+                e.getKey() + " is accounted by Kubernetes alone, not held by the placeholder"));
+      } else {
+        // dropping it would let Slurm pick a node without it, and the pod would never bind
+        throw new Rejected(
+            "the pod requests "
+                + e.getKey()
+                + ", which no Slurm GRES maps to: map it in cluster.extendedResources, or list"
+                + " it in cluster.kubernetesOnlyResources if Kubernetes alone accounts for it");
       }
     }
     return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(",", parts));

@@ -39,11 +39,34 @@ public final class PolicyParser {
 
   private PolicyParser() {}
 
+  /** A policy is a page of YAML; far more is a mistake or an attack, refused before parsing. */
+  public static final int MAX_CHARS = 1 << 20;
+
+  /** YAML parsing time grows with the square of a line's length: cap it before parsing. */
+  public static final int MAX_LINE_CHARS = 4096;
+
+  /** Far more tiers than any cluster needs; keeps validation (did-you-mean) cheap. */
+  public static final int MAX_TIERS = 256;
+
+  /** Problems listed in full; the rest are counted, so a broken file stays a readable answer. */
+  static final int MAX_PROBLEMS = 100;
+
   /** Parses and validates; {@code source} names the file in messages. */
   public static Policy parse(String yaml, String source) {
+    checkShape(yaml, source);
     JsonNode root;
-    try {
-      root = YAML.readTree(yaml);
+    try (com.fasterxml.jackson.core.JsonParser docs = YAML.getFactory().createParser(yaml)) {
+      root = YAML.readTree(docs);
+      com.fasterxml.jackson.core.JsonToken next = docs.nextToken();
+      if (next != null && next != com.fasterxml.jackson.core.JsonToken.VALUE_NULL) {
+        throw new PolicyValidationException(
+            source,
+            List.of(
+                "$: holds more than one YAML document (\"---\"); a policy is exactly one,"
+                    + " and a second would be silently ignored"));
+      }
+    } catch (PolicyValidationException e) {
+      throw e;
     } catch (Exception e) {
       throw new PolicyValidationException(
           source, List.of("not valid YAML: " + firstLine(e.getMessage())));
@@ -55,9 +78,42 @@ public final class PolicyParser {
     PolicyParser p = new PolicyParser();
     Policy policy = p.policy(root);
     if (!p.problems.isEmpty()) {
-      throw new PolicyValidationException(source, p.problems);
+      List<String> shown =
+          new ArrayList<>(p.problems.subList(0, Math.min(MAX_PROBLEMS, p.problems.size())));
+      if (p.problems.size() > MAX_PROBLEMS) {
+        shown.add("... and " + (p.problems.size() - MAX_PROBLEMS) + " more problems");
+      }
+      throw new PolicyValidationException(source, shown);
     }
     return policy;
+  }
+
+  /** Size and line length, in one linear pass, before any YAML parser sees the text. */
+  private static void checkShape(String yaml, String source) {
+    if (yaml.length() > MAX_CHARS) {
+      throw new PolicyValidationException(
+          source,
+          List.of("$: " + yaml.length() + " characters; a policy may have at most " + MAX_CHARS));
+    }
+    int line = 1;
+    int start = 0;
+    for (int i = 0; i <= yaml.length(); i++) {
+      if (i == yaml.length() || yaml.charAt(i) == '\n') {
+        if (i - start > MAX_LINE_CHARS) {
+          throw new PolicyValidationException(
+              source,
+              List.of(
+                  "line "
+                      + line
+                      + ": "
+                      + (i - start)
+                      + " characters; a line may have at most "
+                      + MAX_LINE_CHARS));
+        }
+        line++;
+        start = i + 1;
+      }
+    }
   }
 
   private Policy policy(JsonNode root) {
@@ -89,7 +145,7 @@ public final class PolicyParser {
     if (defaultTier == null) {
       problem("defaultTier", "required: the tier of pods no rule matches");
     } else if (!names.contains(defaultTier)) {
-      problem("defaultTier", "unknown tier \"" + defaultTier + "\"" + suggest(defaultTier, names));
+      problem("defaultTier", "unknown tier \"" + defaultTier + "\"" + hint(defaultTier, names));
     }
     PreemptionSafety safety = safety(root.path("preemption"), tiers);
     Overrides overrides = overrides(root.path("overrides"));
@@ -109,7 +165,8 @@ public final class PolicyParser {
           List.of(),
           false,
           false,
-          Map.of());
+          Map.of(),
+          List.of());
     }
     keys(
         c,
@@ -120,7 +177,8 @@ public final class PolicyParser {
         "nvlinkDomainFeatures",
         "switches",
         "blocks",
-        "extendedResources");
+        "extendedResources",
+        "kubernetesOnlyResources");
     ClusterSpec.PreemptMode mode =
         text(c, p, "preemptMode")
             .map(m -> enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
@@ -136,13 +194,18 @@ public final class PolicyParser {
         strings(c, p, "nvlinkDomainFeatures"),
         bool(c, p, "switches", false),
         bool(c, p, "blocks", false),
-        stringMap(c, p, "extendedResources"));
+        stringMap(c, p, "extendedResources"),
+        strings(c, p, "kubernetesOnlyResources"));
   }
 
   private List<Tier> tiers(JsonNode arr, ClusterSpec cluster) {
     List<Tier> out = new ArrayList<>();
     if (!arr.isArray() || arr.isEmpty()) {
       problem("tiers", "required: a list of at least one tier, highest first");
+      return out;
+    }
+    if (arr.size() > MAX_TIERS) {
+      problem("tiers", arr.size() + " tiers; a policy may have at most " + MAX_TIERS);
       return out;
     }
     Set<String> seen = new HashSet<>();
@@ -402,7 +465,7 @@ public final class PolicyParser {
         String target = t.mayPreempt().get(j);
         String p = "tiers[" + i + "].mayPreempt[" + j + "]";
         if (!names.contains(target)) {
-          problem(p, "unknown tier \"" + target + "\"" + suggest(target, names));
+          problem(p, "unknown tier \"" + target + "\"" + hint(target, names));
         } else if (target.equals(t.name())) {
           problem(p, "tier \"" + t.name() + "\" may not preempt itself");
         } else if (rank.get(target) < i) {
@@ -494,7 +557,7 @@ public final class PolicyParser {
         .forEachRemaining(
             k -> {
               if (!ok.contains(k)) {
-                problem(join(p, k), "unknown key" + suggest(k, ok));
+                problem(join(p, k), "unknown key" + hint(k, ok));
               }
             });
   }
@@ -599,7 +662,7 @@ public final class PolicyParser {
 
   private void checkTierRef(String p, String tier, Set<String> names) {
     if (!names.contains(tier)) {
-      problem(p, "unknown tier \"" + tier + "\"" + suggest(tier, names));
+      problem(p, "unknown tier \"" + tier + "\"" + hint(tier, names));
     }
   }
 
@@ -631,10 +694,18 @@ public final class PolicyParser {
   }
 
   /** ", did you mean "x"?" for a near miss (edit distance ≤ 2). */
+  /** A did-you-mean for problems that will be listed; none once the list is full (stays linear). */
+  private String hint(String given, Set<String> options) {
+    return problems.size() >= MAX_PROBLEMS ? "" : suggest(given, options);
+  }
+
   static String suggest(String given, Set<String> options) {
     String best = null;
     int bestD = 3;
     for (String o : options) {
+      if (Math.abs(o.length() - given.length()) >= bestD) {
+        continue; // the distance is at least the length difference
+      }
       int d = distance(given, o);
       if (d < bestD) {
         bestD = d;

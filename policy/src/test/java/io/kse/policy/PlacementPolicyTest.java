@@ -123,7 +123,7 @@ class PlacementPolicyTest {
             Optional.empty(),
             1500,
             1,
-            Map.of(PodFacts.GPU, 2L, "example.com/fabric", 1L, "example.com/other", 3L),
+            Map.of(PodFacts.GPU, 2L, "example.com/fabric", 1L),
             OptionalLong.empty());
     JobSpec j = placed(pod);
     assertThat(j.cpusPerNode()).isEqualTo(2);

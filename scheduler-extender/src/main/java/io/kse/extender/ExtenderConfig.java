@@ -22,7 +22,7 @@ public record ExtenderConfig(
     String schedulerName,
     Path policyFile,
     Duration policyReload,
-    long bodyLimitBytes,
+    Http http,
     String placeholderWorkDir,
     JobSubmission.Shape placeholderShape,
     int workers,
@@ -37,6 +37,20 @@ public record ExtenderConfig(
 
   public static final Map<String, String> VARIABLES = variables();
 
+  /**
+   * The HTTP server's limits ({@link io.kse.extender.http.HttpLimits}): together they bound what
+   * any mix of callers can make the service hold.
+   */
+  public record Http(
+      long bodyBytes,
+      long inFlightBytes,
+      int maxConnections,
+      Duration bodyTimeout,
+      Duration idleTimeout,
+      int verbThreads,
+      int queuedVerbs,
+      int nodeNamesFloor) {}
+
   private static Map<String, String> variables() {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("KSE_HTTP_HOST", "listen address (default 0.0.0.0)");
@@ -47,7 +61,26 @@ public record ExtenderConfig(
     v.put("KSE_POLICY_FILE", "the placement policy YAML (required), e.g. a mounted ConfigMap");
     v.put(
         "KSE_POLICY_RELOAD_MS", "how often the policy file is checked for changes (default 5000)");
-    v.put("KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted (default 16777216)");
+    v.put("KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted (default 8388608)");
+    v.put(
+        "KSE_HTTP_INFLIGHT_BYTES",
+        "request body bytes held at once over all connections; beyond, 503 (default 67108864)");
+    v.put("KSE_HTTP_MAX_CONNECTIONS", "open connections; more are closed at once (default 256)");
+    v.put(
+        "KSE_HTTP_BODY_TIMEOUT_MS",
+        "time for a whole request body to arrive; beyond, 408 and the connection closed"
+            + " (default 10000)");
+    v.put("KSE_HTTP_IDLE_TIMEOUT_MS", "idle connections are closed after this (default 120000)");
+    v.put(
+        "KSE_HTTP_VERB_THREADS",
+        "threads computing filter/prioritize/preempt answers, off the event loop (default 2)");
+    v.put(
+        "KSE_HTTP_QUEUED_VERBS",
+        "verb calls waiting for a thread; more are answered 503 (default 64)");
+    v.put(
+        "KSE_HTTP_MIN_NODE_NAMES",
+        "a request may name as many candidate nodes as the cluster has plus 10% and 100, and at"
+            + " least this many (default 1000)");
     v.put(
         "KSE_PLACEHOLDER_WORKDIR",
         "working directory of placeholder jobs on Slurm nodes (default /tmp)");
@@ -114,8 +147,26 @@ public record ExtenderConfig(
       problems.add("KSE_POLICY_FILE: required");
     }
     long reload = number(env, "KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000, problems);
-    long limit =
-        number(env, "KSE_HTTP_BODY_LIMIT_BYTES", 16 << 20, 1024, Integer.MAX_VALUE, problems);
+    Http http =
+        new Http(
+            number(env, "KSE_HTTP_BODY_LIMIT_BYTES", 8 << 20, 1024, 256 << 20, problems),
+            number(env, "KSE_HTTP_INFLIGHT_BYTES", 64 << 20, 1024, Integer.MAX_VALUE, problems),
+            number(env, "KSE_HTTP_MAX_CONNECTIONS", 256, 1, 65_536, problems),
+            Duration.ofMillis(
+                number(env, "KSE_HTTP_BODY_TIMEOUT_MS", 10_000, 100, 600_000, problems)),
+            Duration.ofMillis(
+                number(env, "KSE_HTTP_IDLE_TIMEOUT_MS", 120_000, 1000, 3_600_000, problems)),
+            number(env, "KSE_HTTP_VERB_THREADS", 2, 1, 64, problems),
+            number(env, "KSE_HTTP_QUEUED_VERBS", 64, 1, 100_000, problems),
+            number(env, "KSE_HTTP_MIN_NODE_NAMES", 1000, 1, 1_000_000, problems));
+    if (http.inFlightBytes() < http.bodyBytes()) {
+      problems.add(
+          "KSE_HTTP_INFLIGHT_BYTES="
+              + http.inFlightBytes()
+              + ": must be at least KSE_HTTP_BODY_LIMIT_BYTES ("
+              + http.bodyBytes()
+              + ")");
+    }
     JobSubmission.Shape shape =
         parse(
             env,
@@ -148,7 +199,7 @@ public record ExtenderConfig(
         scheduler,
         policy,
         Duration.ofMillis(reload),
-        limit,
+        http,
         env.getOrDefault("KSE_PLACEHOLDER_WORKDIR", "/tmp"),
         shape,
         workers,

@@ -6,6 +6,7 @@ import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.http.HttpLimits;
 import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
 import io.kse.extender.k8s.NodeNames;
@@ -24,7 +25,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Deque;
@@ -217,15 +217,22 @@ public final class Main {
         new FilterService(cache, registry, nodeNames, lifecycle::requestPlaceholder);
     BindService bind =
         new BindService(
-            cache,
-            nodeNames,
-            new FabricPodBinder(kube),
-            actions,
-            ref -> lifecycle.release(ref, "pod gone at bind time"),
-            lifecycle::bound);
+            cache, pods, nodeNames, new FabricPodBinder(kube), actions, lifecycle::bound);
     ExplainService explain =
         new ExplainService(pods, policy::placement, ledger, registry, cache, clock);
     AtomicBoolean accepting = new AtomicBoolean(true);
+    ExtenderConfig.Http h = cfg.http();
+    HttpLimits limits =
+        new HttpLimits(
+            h.bodyBytes(),
+            h.inFlightBytes(),
+            h.maxConnections(),
+            h.bodyTimeout(),
+            h.idleTimeout(),
+            h.verbThreads(),
+            h.queuedVerbs(),
+            cfg.workers(),
+            HttpLimits.nodeNamesFor(kubeNodes::size, h.nodeNamesFloor()));
     ExtenderServer routes =
         new ExtenderServer(
             filter,
@@ -235,16 +242,13 @@ public final class Main {
             synced,
             prometheus::scrape,
             explain::explain,
-            cfg.bodyLimitBytes());
+            limits,
+            clock);
+    svc.onStop(routes::close);
 
     Vertx vertx = Vertx.vertx();
     svc.onStop(() -> await(vertx.close()));
-    HttpServer server =
-        await(
-            vertx
-                .createHttpServer(new HttpServerOptions().setHost(cfg.host()).setPort(cfg.port()))
-                .requestHandler(routes.router(vertx))
-                .listen());
+    HttpServer server = await(routes.listen(vertx, cfg.host(), cfg.port()));
     svc.port = server.actualPort();
     svc.onStop(() -> await(server.shutdown(10, TimeUnit.SECONDS)));
     svc.onStop(() -> accepting.set(false)); // first: stop being ready

@@ -3,9 +3,11 @@ package io.kse.bench.service;
 import io.kse.bench.FilterFixture;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.http.HttpLimits;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.k8s.PodSource;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -52,19 +54,18 @@ public final class HttpFilterLoad {
     ExtenderServer routes =
         new ExtenderServer(
             filter,
-            new BindService(slurm, new NodeNames(), binder, none, p -> {}, p -> {}),
+            new BindService(slurm, PodSource.none(), new NodeNames(), binder, none, p -> {}),
             new ExtenderMetrics(meters),
             () -> true,
             () -> true,
             () -> "",
             p -> Optional.empty(),
-            64L * 1024 * 1024);
+            HttpLimits.forTests(64L * 1024 * 1024),
+            java.time.Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     HttpServer server =
-        vertx
-            .createHttpServer()
-            .requestHandler(routes.router(vertx))
-            .listen(0, "127.0.0.1")
+        routes
+            .listen(vertx, "127.0.0.1", 0)
             .toCompletionStage()
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);

@@ -13,10 +13,7 @@ import io.kse.policy.PreemptionPlanner;
 import io.kse.policy.SlurmRenderer;
 import io.kse.policy.load.JobSnapshot;
 import io.kse.policy.model.Policy;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -67,11 +64,7 @@ public final class PolicyCli {
   }
 
   static String read(Path p) {
-    try {
-      return Files.readString(p, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read " + p + ": " + e.getMessage(), e);
-    }
+    return io.kse.policy.load.PolicyFile.read(p, "file");
   }
 
   @Command(
@@ -97,6 +90,9 @@ public final class PolicyCli {
           for (String problem : e.problems()) {
             spec.commandLine().getErr().printf("%s: %s%n", f, problem);
           }
+        } catch (IllegalArgumentException e) { // too large, not UTF-8, unreadable
+          code = INVALID;
+          spec.commandLine().getErr().printf("%s: %s%n", f, e.getMessage());
         }
       }
       return code;

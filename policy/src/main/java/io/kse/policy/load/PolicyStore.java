@@ -4,9 +4,7 @@ import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PolicyParser;
 import io.kse.policy.PolicyValidationException;
 import io.kse.policy.model.Policy;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,6 +42,7 @@ public final class PolicyStore implements AutoCloseable {
   private final List<Consumer<Outcome>> listeners = new CopyOnWriteArrayList<>();
   private volatile PlacementPolicy current;
   private volatile String digest;
+  private String rejected;
   private ScheduledExecutorService watcher;
 
   /** Loads the file; a first policy that does not validate is fatal (nothing to fall back to). */
@@ -78,11 +77,12 @@ public final class PolicyStore implements AutoCloseable {
     String text;
     try {
       text = read();
-    } catch (IllegalStateException e) {
+    } catch (IllegalArgumentException e) {
       return reject("?", e.getMessage());
     }
     String d = digest(text);
     if (d.equals(digest)) {
+      rejected = null;
       return new Outcome(Outcome.Result.UNCHANGED, d, Optional.empty());
     }
     try {
@@ -102,6 +102,10 @@ public final class PolicyStore implements AutoCloseable {
   }
 
   private Outcome reject(String d, String why) {
+    if ((d + why).equals(rejected)) { // the same bad file, polled again: said once already
+      return new Outcome(Outcome.Result.REJECTED, d, Optional.of(why));
+    }
+    rejected = d + why;
     LOG.warn(
         "policy_reload_rejected file={} digest={} keptDigest={} reason={}",
         file,
@@ -149,11 +153,7 @@ public final class PolicyStore implements AutoCloseable {
   }
 
   private String read() {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read policy file " + file + ": " + e, e);
-    }
+    return PolicyFile.read(file);
   }
 
   private static String digest(String text) {

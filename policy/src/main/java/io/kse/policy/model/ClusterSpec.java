@@ -15,6 +15,10 @@ import java.util.Optional;
  * @param blocks whether topology/block segments may be requested (Slurm 23.11+)
  * @param extendedResources Kubernetes extended resources that are Slurm GRES, e.g. {@code
  *     example.com/fpga -> fpga}
+ * @param kubernetesOnlyResources extended resources that Kubernetes alone accounts for (the
+ *     placeholder does not hold them), e.g. {@code hugepages-2Mi}; a trailing {@code *} matches a
+ *     prefix. Any other resource no GRES maps to is refused: Slurm would place the pod on a node
+ *     that may not have it.
  */
 public record ClusterSpec(
     PreemptMode preemptMode,
@@ -23,7 +27,8 @@ public record ClusterSpec(
     List<String> nvlinkDomainFeatures,
     boolean switches,
     boolean blocks,
-    Map<String, String> extendedResources) {
+    Map<String, String> extendedResources,
+    List<String> kubernetesOnlyResources) {
 
   public enum PreemptMode {
     PARTITION,
@@ -33,5 +38,18 @@ public record ClusterSpec(
   public ClusterSpec {
     nvlinkDomainFeatures = List.copyOf(nvlinkDomainFeatures);
     extendedResources = Map.copyOf(extendedResources);
+    kubernetesOnlyResources = List.copyOf(kubernetesOnlyResources);
+  }
+
+  /** Whether Kubernetes alone accounts for this resource (listed, or matched by a prefix*). */
+  public boolean kubernetesOnly(String resource) {
+    for (String r : kubernetesOnlyResources) {
+      if (r.endsWith("*")
+          ? resource.startsWith(r.substring(0, r.length() - 1))
+          : r.equals(resource)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

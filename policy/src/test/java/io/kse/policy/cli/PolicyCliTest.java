@@ -83,6 +83,15 @@ class PolicyCliTest {
   }
 
   @Test
+  void aPolicyThatIsNotUtf8IsInvalidWithAClearMessage(@TempDir Path dir) throws Exception {
+    // was: exit 2 with "Input length = 1"
+    Path f = dir.resolve("latin1.yaml");
+    Files.write(f, new byte[] {'a', ':', ' ', (byte) 0xe9, '\n'});
+    assertThat(run("validate", f.toString())).isEqualTo(PolicyCli.INVALID);
+    assertThat(err.toString()).contains("latin1.yaml is not UTF-8 text");
+  }
+
+  @Test
   void renderSlurmPrintsTheConfig() {
     assertThat(run("render-slurm", "--nodes", "gpu-node-[0-7]", ex("minimal.yaml"))).isZero();
     assertThat(out.toString())

@@ -1,47 +1,70 @@
 package io.kse.extender.filter;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.k8s.PodSource;
 import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.log.Untrusted;
 import io.kse.extender.wire.PodRef;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bind verb: binds only to a node Slurm allocated to this very pod (by UID), never waits on
- * Slurm, and is idempotent (a retried bind to the same node succeeds).
+ * The bind verb: binds only a pod the extender itself knows (its informer holds that UID under that
+ * name), only to a node Slurm allocated to that very pod, never waits on Slurm, and is idempotent
+ * (a retried bind to the same node succeeds). A caller's arguments are a claim to check, never a
+ * reason to act: whatever the API server answers, nothing here cancels or evicts anything. A pod
+ * that is gone is noticed by the informer, which releases its placeholder.
  */
 public final class BindService {
   private static final Logger LOG = LoggerFactory.getLogger(BindService.class);
 
   private final SlurmStateCache slurm;
+  private final PodSource pods;
   private final NodeNames nodeNames;
   private final PodBinder binder;
   private final PodActions actions;
-  private final java.util.function.Consumer<PodRef> onPodGone;
-  private final java.util.function.Consumer<PodRef> onBound;
+  private final Consumer<PodRef> onBound;
 
   public BindService(
       SlurmStateCache slurm,
+      PodSource pods,
       NodeNames nodeNames,
       PodBinder binder,
       PodActions actions,
-      java.util.function.Consumer<PodRef> onPodGone,
-      java.util.function.Consumer<PodRef> onBound) {
+      Consumer<PodRef> onBound) {
     this.slurm = slurm;
+    this.pods = pods;
     this.nodeNames = nodeNames;
     this.binder = binder;
     this.actions = actions;
-    this.onPodGone = onPodGone;
     this.onBound = onBound;
   }
 
   /** Returns the {@code Error} text for kube-scheduler: empty on success. */
-  public String bind(PodRef pod, String node) {
+  public String bind(PodRef claimed, String node) {
+    Optional<Pod> known =
+        pods.pod(claimed.namespace(), claimed.name())
+            .filter(p -> claimed.uid().equals(p.getMetadata().getUid()));
+    if (known.isEmpty()) {
+      LOG.info(
+          "bind_refused pod=\"{}\" uid=\"{}\" node=\"{}\" reason=\"no such pod of this scheduler\"",
+          Untrusted.text(claimed.toString()),
+          Untrusted.text(claimed.uid()),
+          Untrusted.text(node));
+      return "kse: refusing to bind: no pod of this scheduler named "
+          + claimed
+          + " with UID "
+          + claimed.uid()
+          + " is known";
+    }
+    PodRef pod = claimed; // verified: the informer holds exactly this namespace, name and UID
     Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
     boolean allocatedHere =
         job.map(
@@ -53,7 +76,12 @@ public final class BindService {
       String why =
           job.map(j -> "Slurm job " + j.id() + " is " + j.state() + " on " + j.nodes())
               .orElse("no Slurm placeholder job is known for this pod");
-      LOG.info("bind_refused pod={} uid={} node={} reason=\"{}\"", pod, pod.uid(), node, why);
+      LOG.info(
+          "bind_refused pod={} uid={} node=\"{}\" reason=\"{}\"",
+          pod,
+          pod.uid(),
+          Untrusted.text(node),
+          why);
       return "kse: refusing to bind " + pod + " to " + node + ": " + why;
     }
     long jobId = job.get().id();
@@ -73,9 +101,7 @@ public final class BindService {
       }
       return "";
     }
-    if (o.result() == PodBinder.Result.POD_GONE || o.result() == PodBinder.Result.UID_MISMATCH) {
-      onPodGone.accept(pod); // its placeholder must not outlive it
-    } else {
+    if (o.result() != PodBinder.Result.POD_GONE && o.result() != PodBinder.Result.UID_MISMATCH) {
       actions.event(
           pod, true, WellKnown.BIND_FAILED, "binding to " + node + " failed: " + o.message());
     }

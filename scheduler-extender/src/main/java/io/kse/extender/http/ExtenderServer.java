@@ -1,25 +1,23 @@
 package io.kse.extender.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
-import io.kse.extender.filter.FilterVerdict;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.BadExtenderRequestException;
-import io.kse.extender.wire.FilterRequest;
-import io.kse.extender.wire.FilterResponse;
 import io.kse.extender.wire.PodRef;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
-import java.io.IOException;
-import java.util.Map;
+import java.time.Clock;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -29,29 +27,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP surface: kube-scheduler's extender/v1 verbs plus health, readiness, metrics and explain.
  * Verbs answer 200 with the protocol's own {@code Error} field when a request parses but cannot be
- * decided; unreadable or oversized bodies get 400 with a message naming the problem.
+ * decided; unreadable bodies get 400 naming the problem. Every request is received within {@link
+ * HttpLimits} and computed off the event loop, so no caller can exhaust memory or stall the rest.
  */
-public final class ExtenderServer {
+public final class ExtenderServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final FilterService filter;
-  private final BindService bind;
+  private final FilterRoutes filterRoutes;
+  private final BindRoute bindRoute;
   private final ExtenderMetrics metrics;
   private final BooleanSupplier ready;
-  private final BooleanSupplier synced;
   private final Supplier<String> scrape;
   private final Function<PodRef, Optional<JsonNode>> explain;
-  private final long bodyLimit;
+  private final HttpLimits limits;
+  private final Clock clock;
+  private final ExecutorService verbPool;
+  private final ExecutorService bindPool;
+  private final AtomicInteger connections = new AtomicInteger();
+  private volatile BoundedBody body;
 
-  /** Last reason logged per pod UID, so a retried filter call logs only when its answer changes. */
-  private final Map<String, String> lastVerdict = new java.util.concurrent.ConcurrentHashMap<>();
-
-  static final String NOT_SYNCED =
-      "kse: starting up, the Slurm job cache or the pod informer is not synced yet; retry";
-
-  /** Deleted pods never say goodbye here; forgetting everything now and then bounds the map. */
-  static final int MAX_REMEMBERED_VERDICTS = 50_000;
+  static final String NOT_SYNCED = FilterRoutes.NOT_SYNCED;
 
   public ExtenderServer(
       FilterService filter,
@@ -61,67 +56,83 @@ public final class ExtenderServer {
       BooleanSupplier synced,
       Supplier<String> scrape,
       Function<PodRef, Optional<JsonNode>> explain,
-      long bodyLimit) {
-    this.filter = filter;
-    this.bind = bind;
+      HttpLimits limits,
+      Clock clock) {
+    this.filterRoutes = new FilterRoutes(filter, synced, limits.maxNodeNames());
+    this.bindRoute = new BindRoute(bind);
     this.metrics = metrics;
     this.ready = ready;
-    this.synced = synced;
     this.scrape = scrape;
     this.explain = explain;
-    this.bodyLimit = bodyLimit;
+    this.limits = limits;
+    this.clock = clock;
+    this.verbPool = bounded("kse-verb", limits.verbThreads(), limits.queuedVerbs());
+    this.bindPool = bounded("kse-bind", limits.bindThreads(), limits.queuedVerbs());
   }
 
-  public Router router(Vertx vertx) {
+  private static ExecutorService bounded(String name, int threads, int queue) {
+    return new ThreadPoolExecutor(
+        threads,
+        threads,
+        0,
+        TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(queue),
+        DaemonThreads.named(name),
+        new ThreadPoolExecutor.AbortPolicy());
+  }
+
+  /** Serves on {@code host:port} (0: any free port) with the connection limits applied. */
+  public Future<HttpServer> listen(Vertx vertx, String host, int port) {
+    HttpServerOptions options =
+        new HttpServerOptions()
+            .setHost(host)
+            .setPort(port)
+            // kube-scheduler speaks HTTP/1.1 to extenders; without h2c detection a connection is
+            // counted (and limited) as soon as it opens, not after its first bytes
+            .setHttp2ClearTextEnabled(false)
+            .setIdleTimeout((int) limits.idleTimeout().toSeconds())
+            .setIdleTimeoutUnit(TimeUnit.SECONDS);
+    return vertx
+        .createHttpServer(options)
+        .connectionHandler(
+            conn -> {
+              if (connections.incrementAndGet() > limits.maxConnections()) {
+                metrics.refused("TooManyConnections");
+                conn.close();
+              }
+              conn.closeHandler(v -> connections.decrementAndGet());
+            })
+        .requestHandler(router(vertx))
+        .listen();
+  }
+
+  /** Body bytes held right now over every connection. */
+  long inFlightBytes() {
+    return body == null ? 0 : body.inFlightBytes();
+  }
+
+  Router router(Vertx vertx) {
     Router r = Router.router(vertx);
-    r.route().handler(BodyHandler.create(false).setBodyLimit(bodyLimit));
-    r.post("/filter").handler(ctx -> verb(ctx, "filter", this::filter));
-    r.post("/prioritize").handler(ctx -> verb(ctx, "prioritize", this::prioritize));
-    r.post("/preempt").handler(ctx -> verb(ctx, "preempt", this::preempt));
-    // binding is an API call: off the event loop
-    r.post("/bind")
-        .handler(
-            ctx -> {
-              long start = System.nanoTime();
-              JsonNode args;
-              try {
-                args = tree(ctx, "ExtenderBindingArgs");
-              } catch (BadExtenderRequestException e) {
-                badRequest(ctx, "bind", e.getMessage());
-                return;
-              }
-              PodRef pod =
-                  new PodRef(
-                      text(args, "PodNamespace"), text(args, "PodName"), text(args, "PodUID"));
-              String node = text(args, "Node");
-              if (pod.name().isEmpty() || pod.uid().isEmpty() || node.isEmpty()) {
-                badRequest(ctx, "bind", "ExtenderBindingArgs needs PodName, PodUID and Node");
-                return;
-              }
-              vertx
-                  .executeBlocking(() -> bind.bind(pod, node), false)
-                  .onComplete(
-                      res -> {
-                        String error =
-                            res.succeeded() ? res.result() : "kse: bind crashed: " + res.cause();
-                        metrics.verb(
-                            "bind", error.isEmpty() ? "bound" : "error", System.nanoTime() - start);
-                        json(
-                            ctx,
-                            200,
-                            JSON.createObjectNode().put("Error", error).toString().getBytes());
-                      });
-            });
+    body = new BoundedBody(vertx, limits, metrics);
+    VerbRunner verbs = new VerbRunner(verbPool, metrics, clock);
+    VerbRunner binds = new VerbRunner(bindPool, metrics, clock);
+    r.post("/filter").handler(body).handler(ctx -> verbs.run(ctx, "filter", filterRoutes::filter));
+    r.post("/prioritize")
+        .handler(body)
+        .handler(ctx -> verbs.run(ctx, "prioritize", filterRoutes::prioritize));
+    r.post("/preempt")
+        .handler(body)
+        .handler(ctx -> verbs.run(ctx, "preempt", filterRoutes::preempt));
+    r.post("/bind").handler(body).handler(ctx -> binds.run(ctx, "bind", bindRoute::bind));
     r.get("/healthz").handler(ctx -> ctx.response().end("ok"));
     r.get("/readyz")
         .handler(
-            ctx ->
-                ctx.response()
-                    .setStatusCode(ready.getAsBoolean() ? 200 : 503)
-                    .end(
-                        ready.getAsBoolean()
-                            ? "ready"
-                            : "not ready: Slurm cache or pod informer not synced"));
+            ctx -> {
+              boolean ok = ready.getAsBoolean();
+              ctx.response()
+                  .setStatusCode(ok ? 200 : 503)
+                  .end(ok ? "ready" : "not ready: Slurm cache or pod informer not synced");
+            });
     r.get("/metrics")
         .handler(
             ctx ->
@@ -131,29 +142,23 @@ public final class ExtenderServer {
     r.get("/explain/:namespace/:pod")
         .handler(
             ctx -> {
-              Optional<JsonNode> e =
-                  explain.apply(new PodRef(ctx.pathParam("namespace"), ctx.pathParam("pod"), ""));
+              String ns = ctx.pathParam("namespace");
+              String name = ctx.pathParam("pod");
+              Optional<JsonNode> e = explain.apply(new PodRef(ns, name, ""));
               if (e.isEmpty()) {
-                problem(
+                Responses.problem(
                     ctx,
                     404,
                     "NotFound",
-                    "no pod "
-                        + ctx.pathParam("namespace")
-                        + "/"
-                        + ctx.pathParam("pod")
-                        + " of this scheduler is known");
+                    "no pod " + ns + "/" + name + " of this scheduler is known");
               } else {
-                json(ctx, 200, e.get().toPrettyString().getBytes());
+                Responses.json(ctx, 200, Responses.utf8(e.get().toPrettyString()));
               }
             });
     r.errorHandler(
-        413,
-        ctx -> problem(ctx, 400, "BadRequest", "request body exceeds " + bodyLimit + " bytes"));
-    r.errorHandler(
         404,
         ctx ->
-            problem(
+            Responses.problem(
                 ctx,
                 404,
                 "NotFound",
@@ -161,7 +166,7 @@ public final class ExtenderServer {
     r.errorHandler(
         405,
         ctx ->
-            problem(
+            Responses.problem(
                 ctx,
                 405,
                 "MethodNotAllowed",
@@ -170,159 +175,14 @@ public final class ExtenderServer {
         500,
         ctx -> {
           LOG.error("http_request_failed path={}", ctx.request().path(), ctx.failure());
-          problem(ctx, 500, "InternalError", "internal error; see the extender's log");
+          Responses.problem(ctx, 500, "InternalError", "internal error; see the extender's log");
         });
     return r;
   }
 
-  /** A verb's answer and the outcome tag for its latency metric. */
-  private record Answer(byte[] body, String outcome) {}
-
-  private interface Verb {
-    Answer handle(byte[] body);
-  }
-
-  private void verb(RoutingContext ctx, String name, Verb v) {
-    long start = System.nanoTime();
-    byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
-    String outcome = "bad_request";
-    try {
-      Answer a = v.handle(body);
-      outcome = a.outcome();
-      json(ctx, 200, a.body());
-    } catch (BadExtenderRequestException e) {
-      badRequest(ctx, name, e.getMessage());
-    } finally {
-      metrics.verb(name, outcome, System.nanoTime() - start);
-    }
-  }
-
-  private Answer filter(byte[] body) {
-    FilterRequest req = FilterRequest.parse(body);
-    if (!synced.getAsBoolean()) {
-      // an answer from half a picture would park the pod as unschedulable: ask for a retry
-      return new Answer(FilterResponse.error(NOT_SYNCED), "not_synced");
-    }
-    FilterVerdict v = filter.filter(req);
-    byte[] out = FilterResponse.write(req, v.passing(), v.reason(), false);
-    // one INFO line per decision change, not per retried call
-    if (lastVerdict.size() > MAX_REMEMBERED_VERDICTS) {
-      lastVerdict.clear(); // at worst one extra log line per pod
-    }
-    if (!v.reason().equals(lastVerdict.put(req.pod().uid(), v.reason()))) {
-      LOG.info(
-          "filter pod={} uid={} verdict={} passing={} reason=\"{}\"",
-          req.pod(),
-          req.pod().uid(),
-          v.code(),
-          v.passing(),
-          v.reason());
-    }
-    return new Answer(out, v.code());
-  }
-
-  private Answer prioritize(byte[] body) {
-    FilterRequest req = FilterRequest.parse(body);
-    FilterVerdict v = filter.filter(req);
-    ArrayNode out = JSON.createArrayNode();
-    for (String n : req.nodeNames()) {
-      out.addObject().put("Host", n).put("Score", v.passing().contains(n) ? 10 : 0);
-    }
-    return new Answer(out.toString().getBytes(), v.code());
-  }
-
-  /**
-   * Kubernetes-side preemption may evict pods only on the node Slurm allocated to the preemptor;
-   * every other candidate node is vetoed, so nothing unrelated is evicted for a pod waiting on
-   * Slurm.
-   */
-  private Answer preempt(byte[] body) {
-    JsonNode args = parse(body, "ExtenderPreemptionArgs");
-    JsonNode pod = args.path("Pod");
-    if (!pod.isObject()) {
-      throw new BadExtenderRequestException("ExtenderPreemptionArgs.Pod is missing");
-    }
-    // the filter decision needs only who the pod is and which nodes are candidates
-    JsonNode meta = pod.path("metadata");
-    PodRef ref =
-        new PodRef(
-            meta.path("namespace").asText("default"),
-            meta.path("name").asText(""),
-            meta.path("uid").asText(""));
-    if (ref.name().isEmpty() || ref.uid().isEmpty()) {
-      throw new BadExtenderRequestException(
-          "ExtenderPreemptionArgs.Pod has no metadata.uid or metadata.name");
-    }
-    JsonNode candidates =
-        args.path("NodeNameToMetaVictims").isObject()
-            ? args.path("NodeNameToMetaVictims")
-            : args.path("NodeNameToVictims");
-    FilterVerdict v =
-        filter.filter(new FilterRequest(ref, "", Map.of(), names(candidates), Map.of(), false));
-    ObjectNode result = JSON.createObjectNode();
-    ObjectNode victims = result.putObject("NodeNameToMetaVictims");
-    for (String node : v.passing()) {
-      JsonNode c = candidates.path(node);
-      ObjectNode out = victims.putObject(node);
-      ArrayNode pods = out.putArray("Pods");
-      for (JsonNode p : c.path("Pods")) {
-        String uid =
-            p.has("UID") ? p.path("UID").asText() : p.path("metadata").path("uid").asText();
-        pods.addObject().put("UID", uid);
-      }
-      out.put("NumPDBViolations", c.path("NumPDBViolations").asLong(0));
-    }
-    return new Answer(
-        result.toString().getBytes(), v.passing().isEmpty() ? "vetoed" : "allocated_node_only");
-  }
-
-  private static java.util.List<String> names(JsonNode object) {
-    java.util.List<String> out = new java.util.ArrayList<>();
-    object.fieldNames().forEachRemaining(out::add);
-    return out;
-  }
-
-  private static JsonNode tree(RoutingContext ctx, String what) {
-    return parse(ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes(), what);
-  }
-
-  private static JsonNode parse(byte[] body, String what) {
-    try {
-      JsonNode n = JSON.readTree(body);
-      if (n == null || !n.isObject()) {
-        throw new BadExtenderRequestException(what + " must be a JSON object");
-      }
-      return n;
-    } catch (IOException e) {
-      throw new BadExtenderRequestException(
-          what + " is not valid JSON: " + e.getMessage().lines().findFirst().orElse(""));
-    }
-  }
-
-  private static String text(JsonNode n, String field) {
-    JsonNode v = n.path(field);
-    return v.isTextual() ? v.asText() : "";
-  }
-
-  private void badRequest(RoutingContext ctx, String verb, String message) {
-    metrics.badRequest(verb);
-    LOG.debug("bad_request verb={} message=\"{}\"", verb, message);
-    problem(ctx, 400, "BadRequest", message);
-  }
-
-  private static void problem(RoutingContext ctx, int status, String error, String message) {
-    ObjectNode o =
-        JSON.createObjectNode().put("status", status).put("error", error).put("message", message);
-    json(ctx, status, o.toString().getBytes());
-  }
-
-  private static void json(RoutingContext ctx, int status, byte[] body) {
-    if (ctx.response().ended()) {
-      return;
-    }
-    ctx.response()
-        .setStatusCode(status)
-        .putHeader("Content-Type", "application/json")
-        .end(Buffer.buffer(body));
+  @Override
+  public void close() {
+    verbPool.shutdownNow();
+    bindPool.shutdownNow();
   }
 }

@@ -21,6 +21,8 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
 
   private final KubernetesClient client;
   private volatile SharedIndexInformer<Node> informer;
+  private final java.util.concurrent.atomic.AtomicInteger count =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   public NodeInformer(KubernetesClient client) {
     this.client = client;
@@ -35,6 +37,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                 new ResourceEventHandler<>() {
                   @Override
                   public void onAdd(Node n) {
+                    count.incrementAndGet();
                     names.observe(n.getMetadata().getName(), label(n));
                     onChange.accept(n.getMetadata().getName());
                   }
@@ -47,6 +50,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
 
                   @Override
                   public void onDelete(Node n, boolean unknown) {
+                    count.decrementAndGet();
                     names.forget(n.getMetadata().getName());
                   }
                 },
@@ -57,6 +61,11 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
     return n.getMetadata().getLabels() == null
         ? null
         : n.getMetadata().getLabels().get(NodeNames.LABEL);
+  }
+
+  /** How many nodes the cluster has, as last seen (0 before the first listing). */
+  public int size() {
+    return Math.max(0, count.get());
   }
 
   public boolean synced() {

@@ -121,4 +121,20 @@ public final class ExtenderMetrics {
                     .register(registry))
         .increment();
   }
+
+  /**
+   * Requests refused before they were read or computed, by reason (PayloadTooLarge, Busy,
+   * RequestTimeout, UnsupportedMediaType, TooManyConnections): {@code kse_http_refused_total}.
+   */
+  public void refused(String reason) {
+    counters
+        .computeIfAbsent(
+            "refused|" + reason,
+            k ->
+                Counter.builder("kse.http.refused")
+                    .description("Requests refused by the service's limits")
+                    .tag("reason", reason)
+                    .register(registry))
+        .increment();
+  }
 }

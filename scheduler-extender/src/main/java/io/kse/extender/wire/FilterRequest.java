@@ -35,15 +35,23 @@ public record FilterRequest(
 
   /** Parses a request body; a {@link BadExtenderRequestException} names what is wrong. */
   public static FilterRequest parse(byte[] body) {
+    return parse(body, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #parse(byte[])}, refusing a request that names more than {@code maxNodes} candidate
+   * nodes as soon as it does (so neither the parse nor the answer grows with a caller's list).
+   */
+  public static FilterRequest parse(byte[] body, int maxNodes) {
     try (JsonParser p = JSON.createParser(body)) {
-      return read(p);
+      return read(p, maxNodes);
     } catch (IOException e) {
       throw new BadExtenderRequestException(
           "ExtenderArgs is not valid JSON: " + firstLine(e.getMessage()), e);
     }
   }
 
-  private static FilterRequest read(JsonParser p) throws IOException {
+  private static FilterRequest read(JsonParser p, int maxNodes) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       throw new BadExtenderRequestException("ExtenderArgs must be a JSON object");
     }
@@ -56,8 +64,9 @@ public record FilterRequest(
       // Go decodes keys case-insensitively; senders other than kube-scheduler may lower-case them
       switch (field.toLowerCase(java.util.Locale.ROOT)) {
         case "pod" -> pod = t == JsonToken.VALUE_NULL ? null : readPod(p);
-        case "nodenames" -> names = t == JsonToken.VALUE_NULL ? null : readStrings(p, "NodeNames");
-        case "nodes" -> nodes = t == JsonToken.VALUE_NULL ? null : readNodeList(p);
+        case "nodenames" ->
+            names = t == JsonToken.VALUE_NULL ? null : readStrings(p, "NodeNames", maxNodes);
+        case "nodes" -> nodes = t == JsonToken.VALUE_NULL ? null : readNodeList(p, maxNodes);
         default -> p.skipChildren();
       }
     }
@@ -98,9 +107,9 @@ public record FilterRequest(
           String m = p.currentName();
           JsonToken mt = p.nextToken();
           switch (m) {
-            case "name" -> f.name = p.getValueAsString();
-            case "namespace" -> f.namespace = p.getValueAsString();
-            case "uid" -> f.uid = p.getValueAsString();
+            case "name" -> f.name = string(p, "ExtenderArgs.Pod.metadata.name");
+            case "namespace" -> f.namespace = string(p, "ExtenderArgs.Pod.metadata.namespace");
+            case "uid" -> f.uid = string(p, "ExtenderArgs.Pod.metadata.uid");
             case "annotations" ->
                 f.annotations = mt == JsonToken.START_OBJECT ? readStringMap(p) : Map.of();
             default -> p.skipChildren();
@@ -111,7 +120,8 @@ public record FilterRequest(
           String s = p.currentName();
           p.nextToken();
           if (s.equals("schedulerName")) {
-            f.schedulerName = p.getValueAsString("");
+            String name = string(p, "ExtenderArgs.Pod.spec.schedulerName");
+            f.schedulerName = name == null ? "" : name;
           } else {
             p.skipChildren();
           }
@@ -123,11 +133,26 @@ public record FilterRequest(
     return f;
   }
 
-  private static List<String> readStrings(JsonParser p, String what) throws IOException {
+  /** A string or null; anything else is named as the problem (never read as a nested object). */
+  private static String string(JsonParser p, String what) throws IOException {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (t != JsonToken.VALUE_STRING) {
+      throw new BadExtenderRequestException(what + " must be a string, found " + t);
+    }
+    return p.getText();
+  }
+
+  private static List<String> readStrings(JsonParser p, String what, int max) throws IOException {
     expect(p, JsonToken.START_ARRAY, "ExtenderArgs." + what);
     List<String> out = new ArrayList<>();
     JsonToken t;
     while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (out.size() >= max) {
+        throw tooMany(what, max);
+      }
       if (t != JsonToken.VALUE_STRING) {
         throw new BadExtenderRequestException(
             "ExtenderArgs." + what + " must hold strings, found " + t);
@@ -142,12 +167,18 @@ public record FilterRequest(
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String k = p.currentName();
       p.nextToken();
-      out.put(k, p.getValueAsString(""));
+      String v = string(p, "ExtenderArgs.Pod.metadata.annotations." + k);
+      out.put(k, v == null ? "" : v);
     }
     return out;
   }
 
-  private static Map<String, JsonNode> readNodeList(JsonParser p) throws IOException {
+  private static BadExtenderRequestException tooMany(String what, int max) {
+    return new BadExtenderRequestException(
+        "ExtenderArgs." + what + " names more than " + max + " nodes, more than this cluster has");
+  }
+
+  private static Map<String, JsonNode> readNodeList(JsonParser p, int max) throws IOException {
     expect(p, JsonToken.START_OBJECT, "ExtenderArgs.Nodes");
     Map<String, JsonNode> out = new LinkedHashMap<>();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -155,6 +186,9 @@ public record FilterRequest(
       JsonToken t = p.nextToken();
       if (field.equals("items") && t == JsonToken.START_ARRAY) {
         while (p.nextToken() == JsonToken.START_OBJECT) {
+          if (out.size() >= max) {
+            throw tooMany("Nodes.items", max);
+          }
           JsonNode node = MAPPER.readTree(p);
           String name = node.path("metadata").path("name").asText("");
           if (name.isEmpty()) {

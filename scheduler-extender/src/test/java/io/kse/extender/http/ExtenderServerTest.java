@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.extender.testing.FakeSlurm;
+import io.kse.extender.testing.Pods;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.cache.SlurmStateCache;
@@ -23,6 +26,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,6 +40,12 @@ import org.junit.jupiter.api.Test;
 class ExtenderServerTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String UID = "6f1c2d3e-0000-4000-8000-000000000001";
+  static final Pod pod =
+      Pods.pending("llm-0", 4, 8, java.util.Map.of())
+          .editMetadata()
+          .withUid(UID)
+          .endMetadata()
+          .build();
   static Vertx vertx;
   static HttpServer server;
   static final FakeSlurm fake = new FakeSlurm();
@@ -57,10 +67,24 @@ class ExtenderServerTest {
           binds.add(pod + "@" + node);
           return new PodBinder.Outcome(bindResult, bindResult.name());
         };
+    PodSource pods =
+        new PodSource() {
+          @Override
+          public Optional<Pod> pod(String namespace, String name) {
+            return namespace.equals("serving") && name.equals("llm-0")
+                ? Optional.of(pod)
+                : Optional.empty();
+          }
+
+          @Override
+          public List<Pod> pods() {
+            return List.of(pod);
+          }
+        };
     ExtenderServer s =
         new ExtenderServer(
             new FilterService(cache, reg, names, p -> {}),
-            new BindService(cache, names, binder, noActions, p -> {}, p -> {}),
+            new BindService(cache, pods, names, binder, noActions, p -> {}),
             new ExtenderMetrics(registry),
             cache::synced,
             SYNCED::get,
@@ -69,13 +93,11 @@ class ExtenderServerTest {
                 p.name().equals("llm-0")
                     ? Optional.of(JSON.createObjectNode().put("tier", "inference"))
                     : Optional.empty(),
-            64 * 1024);
+            HttpLimits.forTests(64 * 1024),
+            Clock.systemUTC());
     vertx = Vertx.vertx();
     server =
-        vertx
-            .createHttpServer()
-            .requestHandler(s.router(vertx))
-            .listen(0, "127.0.0.1")
+        s.listen(vertx, "127.0.0.1", 0)
             .toCompletionStage()
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
@@ -193,6 +215,43 @@ class ExtenderServerTest {
   }
 
   @Test
+  void aForgedBindNeverReachesTheApiServerNorTouchesTheJob() throws Exception {
+    // found by hardening: a made-up PodName with a running pod's real UID got "pod not found"
+    // from the API server, and the extender then cancelled that pod's job
+    long job = allocated("gpu-node-1");
+    String forged =
+        "{\"PodName\":\"made-up\",\"PodNamespace\":\"serving\",\"PodUID\":\""
+            + UID
+            + "\",\"Node\":\"gpu-node-1\"}";
+    bindResult = PodBinder.Result.POD_GONE;
+    String error = JSON.readTree(call("POST", "/bind", forged).body()).get("Error").asText();
+    assertThat(error).contains("no pod of this scheduler named serving/made-up");
+    assertThat(binds).as("never sent to the API server").isEmpty();
+    assertThat(slurm.job(job).orElseThrow().state().isFinal())
+        .as("the pod's job lives on")
+        .isFalse();
+    String otherUid = forged.replace("made-up", "llm-0").replace(UID, "00000000-forged");
+    assertThat(JSON.readTree(call("POST", "/bind", otherUid).body()).get("Error").asText())
+        .contains("is known");
+    assertThat(binds).isEmpty();
+  }
+
+  @Test
+  void aFieldOfTheWrongTypeIsNamed() throws Exception {
+    // a metadata.name given as an object was read as "neither NodeNames nor Nodes"
+    String body =
+        "{\"Pod\":{\"metadata\":{\"name\":{\"x\":1},\"namespace\":\"serving\",\"uid\":\"u\"}},"
+            + "\"NodeNames\":[\"gpu-node-0\"]}";
+    HttpResponse<String> r = call("POST", "/filter", body);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(r.body()).get("message").asText())
+        .isEqualTo("ExtenderArgs.Pod.metadata.name must be a string, found START_OBJECT");
+    String bind = "{\"PodName\":[1],\"PodNamespace\":\"serving\",\"PodUID\":\"u\",\"Node\":\"n\"}";
+    assertThat(JSON.readTree(call("POST", "/bind", bind).body()).get("message").asText())
+        .isEqualTo("PodName must be a string, found array");
+  }
+
+  @Test
   void badInputGets400NamingTheProblem() throws Exception {
     HttpResponse<String> r = call("POST", "/filter", "{\"NodeNames\":[]}");
     assertThat(r.statusCode()).isEqualTo(400);
@@ -201,9 +260,9 @@ class ExtenderServerTest {
     assertThat(call("POST", "/filter", "not json").statusCode()).isEqualTo(400);
     assertThat(call("POST", "/bind", "{\"PodName\":\"x\"}").body())
         .contains("needs PodName, PodUID and Node");
-    HttpResponse<String> big = call("POST", "/filter", "{\"x\":\"" + "a".repeat(70 * 1024) + "\"}");
-    assertThat(big.statusCode()).isEqualTo(400);
-    assertThat(big.body()).contains("request body exceeds 65536 bytes");
+    String big =
+        RawHttp.post(server.actualPort(), "/filter", "{\"x\":\"" + "a".repeat(70 * 1024) + "\"}");
+    assertThat(big).startsWith("HTTP/1.1 413").contains("request body exceeds 65536 bytes");
     assertThat(registry.get("kse.bad.requests").tag("verb", "filter").counter().count())
         .isGreaterThanOrEqualTo(2);
     // and the service still answers
