@@ -33,6 +33,7 @@ public record ExtenderConfig(
     String leaseName,
     String drainVia,
     Optional<String> scontrolConf,
+    Duration pdbOverride,
     SlurmConfig slurm) {
 
   public static final Map<String, String> VARIABLES = variables();
@@ -103,6 +104,10 @@ public record ExtenderConfig(
         "KSE_DRAIN_VIA",
         "how cordons drain Slurm nodes: rest (slurmrestd v0.0.41+), scontrol (needs"
             + " KSE_SCONTROL_CONF and munge), or off (default rest)");
+    v.put(
+        "KSE_PDB_OVERRIDE_MS",
+        "how long a PodDisruptionBudget may hold off evicting a pod whose Slurm job ended before"
+            + " the pod is deleted anyway: its GPUs already belong to another job (default 60000)");
     v.put("KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol");
     v.put(
         "KSE_LOG_LEVEL", "log level of the extender's own loggers (default INFO; read by logback)");
@@ -189,6 +194,7 @@ public record ExtenderConfig(
     if (drainVia.equals("scontrol") && scontrolConf.isEmpty()) {
       problems.add("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
     }
+    long pdbOverride = number(env, "KSE_PDB_OVERRIDE_MS", 60_000, 0, 86_400_000, problems);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "invalid settings:\n  - " + String.join("\n  - ", problems));
@@ -210,6 +216,7 @@ public record ExtenderConfig(
         env.getOrDefault("KSE_LEASE_NAME", "kube-slurm-extender"),
         drainVia,
         scontrolConf,
+        Duration.ofMillis(pdbOverride),
         slurm);
   }
 

@@ -11,8 +11,8 @@ import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodInformer;
-import io.kse.extender.lifecycle.PlaceholderLifecycle;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.lifecycle.PlacementReconciler;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.extender.tools.CheckSlurm;
 import io.kse.policy.PreemptionLedger;
@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  /**
+   * How often every placement is re-checked besides its own changes: the bound on how long a missed
+   * change can go unnoticed (a pass over 10,000 pods costs a few milliseconds).
+   */
+  static final java.time.Duration RECONCILE_PERIOD = java.time.Duration.ofSeconds(2);
 
   /** The running service; {@link #close} stops it in reverse start order. */
   public static final class Service implements AutoCloseable {
@@ -140,18 +146,6 @@ public final class Main {
     policy.watch(cfg.policyReload());
     svc.onStop(policy::close);
 
-    ExecutorService workers =
-        Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
-    svc.onStop(
-        () -> {
-          workers.shutdown();
-          try {
-            workers.awaitTermination(10, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
-
     DeferredSlurmClient slurm = new DeferredSlurmClient();
     svc.onStop(slurm::close);
     SlurmStateCache cache =
@@ -167,8 +161,31 @@ public final class Main {
     PodInformer pods =
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     svc.onStop(pods::close);
-    PlaceholderLifecycle lifecycle =
-        new PlaceholderLifecycle(
+    // stopped in reverse: the workers drain before the pod actions they use are closed
+    ExecutorService workers =
+        Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
+    svc.onStop(
+        () -> {
+          workers.shutdown();
+          try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+
+    java.util.concurrent.atomic.AtomicReference<io.kse.extender.k8s.WriterLease> lease =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.function.BooleanSupplier isWriter =
+        cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
+    java.util.function.BooleanSupplier synced = () -> cache.synced() && pods.synced();
+    io.kse.extender.k8s.NodeInformer kubeNodes = new io.kse.extender.k8s.NodeInformer(kube);
+    svc.onStop(kubeNodes::close);
+    ExecutorService passes =
+        Executors.newSingleThreadExecutor(DaemonThreads.named("kse-reconcile"));
+    svc.onStop(passes::shutdownNow);
+    PlacementReconciler reconciler =
+        new PlacementReconciler(
             slurm,
             cache,
             policy::placement,
@@ -177,32 +194,28 @@ public final class Main {
             pods,
             actions,
             nodeNames,
+            java.util.Optional.of(kubeNodes),
             clock,
+            passes,
             workers,
+            () -> isWriter.getAsBoolean() && synced.getAsBoolean(),
             cfg.placeholderWorkDir(),
             cfg.placeholderShape(),
+            cfg.pdbOverride(),
             metrics);
-    cache.addJobListener(lifecycle::onJobChange);
-    java.util.concurrent.atomic.AtomicReference<io.kse.extender.k8s.WriterLease> lease =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.function.BooleanSupplier isWriter =
-        cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
-    lifecycle.writerGate(isWriter);
-    // housekeeping: kube-scheduler may not call filter again for minutes, so failed submissions
-    // are retried here once their backoff passed; orphans (a pod deleted while its cancel failed)
-    // are swept once a minute. Both only once the two views are complete.
+    cache.addJobListener(reconciler::onJobChange);
+    // level-triggered: besides every pod and job change, every placement is checked periodically,
+    // so nothing depends on a change having been seen (kube-scheduler may not call for minutes)
     java.util.concurrent.ScheduledExecutorService housekeeping =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kse-housekeeping"));
     svc.onStop(housekeeping::shutdownNow);
-    java.util.function.BooleanSupplier synced = () -> cache.synced() && pods.synced();
     housekeeping.scheduleWithFixedDelay(
-        guarded(synced, lifecycle::retryDueSubmissions), 1, 1, TimeUnit.SECONDS);
-    housekeeping.scheduleWithFixedDelay(
-        guarded(synced, lifecycle::cancelOrphans), 60, 60, TimeUnit.SECONDS);
+        guarded(synced, reconciler::reconcileAll),
+        RECONCILE_PERIOD.toMillis(),
+        RECONCILE_PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
 
     // cordon <-> drain sync, serialised on one thread
-    io.kse.extender.k8s.NodeInformer kubeNodes = new io.kse.extender.k8s.NodeInformer(kube);
-    svc.onStop(kubeNodes::close);
     ExecutorService nodeSyncThread =
         Executors.newSingleThreadExecutor(DaemonThreads.named("kse-node-sync"));
     svc.onStop(nodeSyncThread::shutdownNow);
@@ -213,11 +226,10 @@ public final class Main {
     io.kse.extender.k8s.NodeSync nodeSync =
         new io.kse.extender.k8s.NodeSync(kubeNodes, cache, nodeAdmin, nodeNames, isWriter);
 
-    FilterService filter =
-        new FilterService(cache, registry, nodeNames, lifecycle::requestPlaceholder);
+    FilterService filter = new FilterService(cache, registry, nodeNames, reconciler::enqueue);
     BindService bind =
         new BindService(
-            cache, pods, nodeNames, new FabricPodBinder(kube), actions, lifecycle::bound);
+            cache, pods, nodeNames, new FabricPodBinder(kube), actions, reconciler::bound);
     ExplainService explain =
         new ExplainService(pods, policy::placement, ledger, registry, cache, clock);
     AtomicBoolean accepting = new AtomicBoolean(true);
@@ -263,11 +275,11 @@ public final class Main {
                 System.getenv().getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID();
             io.kse.extender.k8s.WriterLease l =
                 new io.kse.extender.k8s.WriterLease(
-                    kube, cfg.leaseNamespace(), cfg.leaseName(), identity, lifecycle::takeOver);
+                    kube, cfg.leaseNamespace(), cfg.leaseName(), identity, reconciler::takeOver);
             lease.set(l);
             svc.onStop(l::close);
           } else {
-            lifecycle.takeOver();
+            reconciler.takeOver();
           }
         };
     Runnable startNodeSync =
@@ -284,7 +296,7 @@ public final class Main {
         new Thread(
             () ->
                 connect(
-                    cfg, slurm, prometheus, cache, pods, lifecycle, becomeWriter, startNodeSync),
+                    cfg, slurm, prometheus, cache, pods, reconciler, becomeWriter, startNodeSync),
             "kse-slurm-connect");
     connector.setDaemon(true);
     connector.start();
@@ -297,7 +309,7 @@ public final class Main {
       PrometheusMeterRegistry prometheus,
       SlurmStateCache cache,
       PodInformer pods,
-      PlaceholderLifecycle lifecycle,
+      PlacementReconciler reconciler,
       Runnable becomeWriter,
       Runnable startNodeSync) {
     long delay = 500;
@@ -318,7 +330,7 @@ public final class Main {
       }
     }
     cache.start();
-    pods.start(lifecycle::onPod, lifecycle::onPodDeleted);
+    pods.start(reconciler::onPod, reconciler::onPodDeleted);
     // restart safety: once both views are complete, cancel placeholders whose pod is gone
     while (!(cache.synced() && pods.synced())) {
       sleep(100);

@@ -1,5 +1,7 @@
 package io.kse.extender.k8s;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
@@ -19,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FabricPodActions implements PodActions, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FabricPodActions.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String COMPONENT = "kube-slurm-extender";
 
   private static final int EVENT_QUEUE = 10_000;
@@ -103,7 +106,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   }
 
   @Override
-  public void wake(PodRef pod, String node, long jobId, boolean gated) {
+  public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
     // one strategic-merge patch with the UID as precondition: no read, no resourceVersion, so no
     // conflict with kube-scheduler updating the same pod (edit() lost such races under load)
     String annotations =
@@ -127,10 +130,10 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
           "{" + annotations + (gated ? "," + LIFT_GATE : "") + "}");
     } catch (KubernetesClientException e) {
       LOG.warn("wake_failed pod={} uid={} node={} error={}", pod, pod.uid(), node, e.getMessage());
-      return;
+      return e.getCode() == 404 || e.getCode() == 409; // gone or replaced: nothing to retry
     }
     if (gated) {
-      return; // one write per pod is what the API server can afford in a burst
+      return true; // one write per pod is what the API server can afford in a burst
     }
     try {
       // a hint that steers the next attempt to the node (KEP-5278); refused on older clusters
@@ -141,6 +144,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
     } catch (KubernetesClientException e) {
       LOG.debug("nominate_failed pod={} node={} error={}", pod, node, e.getMessage());
     }
+    return true;
   }
 
   @Override
@@ -190,28 +194,90 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   }
 
   @Override
-  public void evict(PodRef pod, String reason) {
+  public EvictResult evict(PodRef pod, String reason) {
+    try {
+      boolean evicted =
+          client
+              .pods()
+              .inNamespace(pod.namespace())
+              .withName(pod.name())
+              .evict(
+                  new EvictionBuilder()
+                      .withNewMetadata()
+                      .withName(pod.name())
+                      .withNamespace(pod.namespace())
+                      .endMetadata()
+                      .withDeleteOptions(
+                          new io.fabric8.kubernetes.api.model.DeleteOptionsBuilder()
+                              .withNewPreconditions()
+                              .withUid(pod.uid())
+                              .endPreconditions()
+                              .build())
+                      .build());
+      if (!evicted) { // fabric8 answers false for HTTP 429: a disruption budget said no
+        LOG.info("pod_eviction_blocked pod={} uid={} reason=\"{}\"", pod, pod.uid(), reason);
+        return EvictResult.BLOCKED_BY_PDB;
+      }
+      LOG.info("pod_evicted pod={} uid={} reason=\"{}\"", pod, pod.uid(), reason);
+      return EvictResult.EVICTED;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404 || e.getCode() == 409) {
+        return EvictResult.GONE;
+      }
+      if (e.getCode() == 429) {
+        return EvictResult.BLOCKED_BY_PDB;
+      }
+      LOG.warn("evict_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
+      return EvictResult.FAILED;
+    }
+  }
+
+  @Override
+  public boolean delete(PodRef pod, String reason) {
     try {
       client
           .pods()
           .inNamespace(pod.namespace())
-          .withName(pod.name())
-          .evict(
-              new EvictionBuilder()
+          .resource(
+              new io.fabric8.kubernetes.api.model.PodBuilder()
                   .withNewMetadata()
                   .withName(pod.name())
                   .withNamespace(pod.namespace())
+                  .withUid(pod.uid())
                   .endMetadata()
-                  .withDeleteOptions(
-                      new io.fabric8.kubernetes.api.model.DeleteOptionsBuilder()
-                          .withNewPreconditions()
-                          .withUid(pod.uid())
-                          .endPreconditions()
-                          .build())
-                  .build());
-      LOG.info("pod_evicted pod={} uid={} reason=\"{}\"", pod, pod.uid(), reason);
+                  .build())
+          .delete();
+      LOG.info("pod_deleted pod={} uid={} reason=\"{}\"", pod, pod.uid(), reason);
+      return true;
     } catch (KubernetesClientException e) {
-      LOG.warn("evict_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
+      if (e.getCode() == 404 || e.getCode() == 409) {
+        return true;
+      }
+      LOG.warn("delete_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
+      return false;
+    }
+  }
+
+  @Override
+  public void condition(PodRef pod, boolean allocated, String reason, String message) {
+    ObjectNode c =
+        JSON.createObjectNode()
+            .put("type", WellKnown.CONDITION)
+            .put("status", allocated ? "True" : "False")
+            .put("reason", reason)
+            .put("message", message.length() > 1000 ? message.substring(0, 1000) : message)
+            .put(
+                "lastTransitionTime",
+                DateTimeFormatter.ISO_INSTANT.format(
+                    clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+    ObjectNode body = JSON.createObjectNode();
+    body.putObject("metadata").put("uid", pod.uid());
+    body.putObject("status").putArray("conditions").add(c);
+    try {
+      // strategic merge: conditions merge by type, so kube-scheduler's PodScheduled stays
+      patch(path(pod) + "/status", STRATEGIC, body.toString());
+    } catch (KubernetesClientException e) {
+      LOG.debug("condition_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
     }
   }
 }

@@ -11,9 +11,10 @@ public interface PodActions {
    * Nudges kube-scheduler to schedule the pod now: lifts our scheduling gate (if the admission
    * policy set one) and records the job and node in annotations — a pod update, which also requeues
    * a pod an extender rejected — and, unless the pod was {@code gated} (lifting the gate puts it
-   * straight into the active queue), {@code nominatedNodeName} steers it to {@code node}.
+   * straight into the active queue), {@code nominatedNodeName} steers it to {@code node}. False
+   * when the pod could not be updated (to be tried again).
    */
-  void wake(PodRef pod, String node, long jobId, boolean gated);
+  boolean wake(PodRef pod, String node, long jobId, boolean gated);
 
   /**
    * Lifts our scheduling gate without a node (the policy rejected the pod): kube-scheduler then
@@ -21,8 +22,30 @@ public interface PodActions {
    */
   void ungate(PodRef pod);
 
+  /** How an eviction ended. */
+  enum EvictResult {
+    EVICTED,
+    /** 404 or a UID mismatch: that pod is already gone. */
+    GONE,
+    /** 429: a PodDisruptionBudget refused it for now. */
+    BLOCKED_BY_PDB,
+    FAILED
+  }
+
   /** Evicts the pod (Eviction API, so PodDisruptionBudgets apply) with a reason. */
-  void evict(PodRef pod, String reason);
+  EvictResult evict(PodRef pod, String reason);
+
+  /**
+   * Deletes the pod (graceful, UID precondition), past any PodDisruptionBudget: only for a pod
+   * whose GPUs Slurm has already given to another job. True when deleted or already gone.
+   */
+  boolean delete(PodRef pod, String reason);
+
+  /**
+   * Sets the pod's {@value WellKnown#CONDITION} condition, where {@code kubectl describe pod} shows
+   * why it waits: {@code allocated} true once Slurm allocated its node.
+   */
+  void condition(PodRef pod, boolean allocated, String reason, String message);
 
   /** Does nothing: for the HTTP tests and benchmarks, where only the verbs matter. */
   static PodActions none() {
@@ -31,13 +54,25 @@ public interface PodActions {
       public void event(PodRef pod, boolean warning, String reason, String message) {}
 
       @Override
-      public void wake(PodRef pod, String node, long jobId, boolean gated) {}
+      public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+        return true;
+      }
 
       @Override
       public void ungate(PodRef pod) {}
 
       @Override
-      public void evict(PodRef pod, String reason) {}
+      public EvictResult evict(PodRef pod, String reason) {
+        return EvictResult.EVICTED;
+      }
+
+      @Override
+      public boolean delete(PodRef pod, String reason) {
+        return true;
+      }
+
+      @Override
+      public void condition(PodRef pod, boolean allocated, String reason, String message) {}
     };
   }
 }

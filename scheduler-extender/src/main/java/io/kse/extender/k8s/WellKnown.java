@@ -14,6 +14,12 @@ public final class WellKnown {
    */
   public static final String SCHEDULING_GATE = "kse.io/slurm-allocation";
 
+  /**
+   * Our pod condition: False with Slurm's pending reason while the pod waits, True once Slurm
+   * allocated its node.
+   */
+  public static final String CONDITION = "kse.io/SlurmAllocated";
+
   public static final String SUBMITTED = "SlurmJobSubmitted";
   public static final String SUBMIT_FAILED = "SlurmJobSubmitFailed";
   public static final String REJECTED = "PlacementRejected";
@@ -21,7 +27,18 @@ public final class WellKnown {
   public static final String BOUND = "BoundToSlurmNode";
   public static final String BIND_FAILED = "BindFailed";
   public static final String JOB_ENDED = "SlurmJobEnded";
-  public static final String EVICTED = "EvictedBySlurm";
+
+  /** Slurm allocated a node the pod can no longer go to (cordoned, drained): job replaced. */
+  public static final String NODE_UNUSABLE = "AllocatedNodeUnusable";
+
+  /** A PodDisruptionBudget refused the eviction of a pod whose job ended. */
+  public static final String EVICTION_BLOCKED = "EvictionBlocked";
+
+  /** The pod waits on Slurm: the reason changed. */
+  public static final String WAITING = "WaitingForSlurm";
+
+  /** Slurm preempted a job for this pod's placeholder. */
+  public static final String PREEMPTED = "PreemptedSlurmJob";
 
   private WellKnown() {}
 }

@@ -10,14 +10,16 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
  * Slurm preempts on its own; this works out afterwards which placeholder took which job's nodes, so
  * the pod can be told, the budget charged and the preemption counted. A non-placeholder job that
- * lost its allocation and a placeholder that started on one of its nodes within {@link #WINDOW} (in
- * either order: they usually show up in the same poll) are paired once.
+ * lost its allocation is paired with the first placeholder that started on one of its nodes within
+ * {@link #WINDOW} (in either order: they usually show up in the same poll), and consumed: a victim
+ * is charged once, to one placeholder, however many start on its nodes afterwards.
  */
 public final class PreemptionTracker {
   /** Jobs not ours, as last seen running (bounded by what runs on the cluster). */
@@ -78,9 +80,7 @@ public final class PreemptionTracker {
           !placeholder && lostAllocation(c));
     }
     if (placeholder && c.started()) {
-      for (Seen v : victims) {
-        pair(after, v.job());
-      }
+      victims.removeIf(v -> pair(after, v.job())); // each victim consumed by its one placeholder
       starts.add(new Seen(after, now));
     } else if (placeholder
         && c.before().map(SlurmJob::isAllocated).orElse(false)
@@ -116,10 +116,16 @@ public final class PreemptionTracker {
       lastRun.remove(after.id());
       // the victim's nodes and start are only in the state before it lost them
       SlurmJob victim = asRun(after, run);
-      for (Seen s : starts) {
-        pair(s.job(), victim);
+      // the placeholder that took its node: the earliest started of those that share one
+      Optional<Seen> taker =
+          starts.stream()
+              .filter(s -> shares(s.job(), victim))
+              .min(
+                  java.util.Comparator.comparing(
+                      (Seen s) -> s.job().startTime().orElse(Instant.MAX)));
+      if (taker.isEmpty() || !pair(taker.get().job(), victim)) {
+        victims.add(new Seen(victim, now));
       }
-      victims.add(new Seen(victim, now));
     } else if (after.state().isFinal()) {
       lastRun.remove(after.id());
     }
@@ -134,17 +140,25 @@ public final class PreemptionTracker {
         || a.state() == JobState.PENDING && a.restartCount() > c.before().get().restartCount();
   }
 
-  private void pair(SlurmJob placeholder, SlurmJob victim) {
+  /** Whether the placeholder took one of the victim's nodes after the victim started there. */
+  private static boolean shares(SlurmJob placeholder, SlurmJob victim) {
     List<String> shared = new ArrayList<>(placeholder.nodes());
     shared.retainAll(victim.nodes());
     // the victim must have been running when the placeholder started
-    boolean before =
-        victim.startTime().isPresent()
-            && placeholder.startTime().isPresent()
-            && !victim.startTime().get().isAfter(placeholder.startTime().get());
-    if (!shared.isEmpty() && before && paired.add(placeholder.id() + "/" + victim.id())) {
+    return !shared.isEmpty()
+        && victim.startTime().isPresent()
+        && placeholder.startTime().isPresent()
+        && !victim.startTime().get().isAfter(placeholder.startTime().get());
+  }
+
+  /** Pairs them if they fit and the victim was not charged yet; true when paired. */
+  private boolean pair(SlurmJob placeholder, SlurmJob victim) {
+    if (shares(placeholder, victim)
+        && paired.add(Long.toString(victim.id()) + "@" + victim.restartCount())) {
       onPreemption.accept(placeholder, victim);
+      return true;
     }
+    return false;
   }
 
   private void expire(Instant now) {

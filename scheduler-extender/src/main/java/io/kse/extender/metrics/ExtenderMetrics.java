@@ -137,4 +137,20 @@ public final class ExtenderMetrics {
                     .register(registry))
         .increment();
   }
+
+  /**
+   * Evictions of pods whose job no longer holds their node, by result (evicted, gone,
+   * blocked_by_pdb, failed): {@code kse_evictions_total}.
+   */
+  public void eviction(String result) {
+    counters
+        .computeIfAbsent(
+            "eviction|" + result,
+            k ->
+                Counter.builder("kse.evictions")
+                    .description("Evictions of pods whose Slurm job no longer holds their node")
+                    .tag("result", result)
+                    .register(registry))
+        .increment();
+  }
 }

@@ -38,6 +38,11 @@ public final class ConfigReference {
             + io.kse.policy.WellKnown.MAX_NODES
             + "); the pod is bound to one of them");
     a.put(
+        io.kse.extender.k8s.WellKnown.CONDITION,
+        "extender → pod condition (not an annotation): `False` with why the pod waits (Slurm's"
+            + " pending reason, a failed submission, a policy refusal), `True` once Slurm allocated"
+            + " its node; `kubectl describe pod` shows it");
+    a.put(
         io.kse.policy.WellKnown.TIER,
         "pod → override: the policy tier (only where `overrides:` allows)");
     a.put(io.kse.policy.WellKnown.PARTITION, "pod → override: Slurm partition");

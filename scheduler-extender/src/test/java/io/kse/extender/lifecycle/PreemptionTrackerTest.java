@@ -101,4 +101,34 @@ class PreemptionTrackerTest {
     change(train, job(2, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(2));
     assertThat(pairs).isEmpty();
   }
+
+  @Test
+  void aVictimIsChargedOnceHoweverManyPlaceholdersStartOnItsNode() {
+    // one 8-GPU preemption was charged as 64 GPUs: every placeholder starting on the victim's
+    // node within the window was paired with it
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    change(train, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
+    for (int i = 0; i < 8; i++) {
+      change(
+          job(20 + i, true, JobState.PENDING, null, null, 0),
+          job(20 + i, true, JobState.RUNNING, "n0", T0.plusSeconds(10 + i), 0),
+          T0.plusSeconds(10 + i));
+    }
+    assertThat(pairs).containsExactly("20<-1");
+  }
+
+  @Test
+  void aVictimSeenAfterSeveralStartsGoesToTheFirstThatTookItsNode() {
+    change(
+        job(30, true, JobState.PENDING, null, null, 0),
+        job(30, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0),
+        T0.plusSeconds(11));
+    change(
+        job(31, true, JobState.PENDING, null, null, 0),
+        job(31, true, JobState.RUNNING, "n0", T0.plusSeconds(12), 0),
+        T0.plusSeconds(12));
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    change(train, job(1, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(12));
+    assertThat(pairs).containsExactly("30<-1");
+  }
 }

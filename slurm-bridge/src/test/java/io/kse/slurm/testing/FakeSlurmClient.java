@@ -159,6 +159,12 @@ public final class FakeSlurmClient implements SlurmClient {
     put(withState(j, JobState.PENDING, "BeginTime", List.of(), j.restartCount() + 1));
   }
 
+  /** The job waits, for Slurm's {@code reason} (Resources, Priority…). */
+  public synchronized void pend(long jobId, String reason) {
+    SlurmJob j = existing(jobId);
+    put(withState(j, JobState.PENDING, reason, List.of(), j.restartCount()));
+  }
+
   /** Removes the job entirely, as slurmctld does after MinJobAge. */
   public synchronized void purge(long jobId) {
     jobs.remove(jobId);

@@ -3,6 +3,7 @@ package io.kse.extender.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.KubeNodes;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodSource;
@@ -19,6 +20,8 @@ import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-class PlaceholderLifecycleTest {
+/**
+ * The reconciler's rules in every sequence the issue lists, and the ones before it: each pass is
+ * run on the calling thread, so the test sees its effects at once.
+ */
+class PlacementReconcilerTest {
   static final String POLICY =
       """
       apiVersion: kse.io/v1alpha1
@@ -53,54 +60,122 @@ class PlaceholderLifecycleTest {
       new io.kse.extender.metrics.ExtenderMetrics(meters);
   final Map<String, Pod> pods = new ConcurrentHashMap<>();
   final List<String> actions = new ArrayList<>();
-  final PlaceholderLifecycle lifecycle =
-      new PlaceholderLifecycle(
-          slurm,
-          cache,
-          () -> new PlacementPolicy(PolicyParser.parse(POLICY, "test")),
-          new PreemptionLedger(),
-          registry,
-          new PodSource() {
-            @Override
-            public Optional<Pod> pod(String ns, String name) {
-              return Optional.ofNullable(pods.get(ns + "/" + name));
-            }
+  final MutableClock clock = new MutableClock();
+  final java.util.concurrent.atomic.AtomicBoolean writer =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
+  final Map<String, KubeNodes.KubeNode> nodes = new ConcurrentHashMap<>();
+  final Map<String, PodActions.EvictResult> evictAnswer = new ConcurrentHashMap<>();
+  final PlacementReconciler lifecycle = reconciler(registry);
 
-            @Override
-            public List<Pod> pods() {
-              return List.copyOf(pods.values());
-            }
-          },
-          new PodActions() {
-            @Override
-            public void event(PodRef pod, boolean warning, String reason, String message) {
-              actions.add("event " + reason + ": " + message);
-            }
+  PlacementReconciler reconciler(PlaceholderRegistry reg) {
+    return new PlacementReconciler(
+        slurm,
+        cache,
+        () -> new PlacementPolicy(PolicyParser.parse(POLICY, "test")),
+        new PreemptionLedger(),
+        reg,
+        new PodSource() {
+          @Override
+          public Optional<Pod> pod(String ns, String name) {
+            return Optional.ofNullable(pods.get(ns + "/" + name));
+          }
 
-            @Override
-            public void wake(PodRef pod, String node, long jobId, boolean gated) {
-              actions.add("wake " + pod + " -> " + node);
-            }
+          @Override
+          public List<Pod> pods() {
+            return List.copyOf(pods.values());
+          }
+        },
+        new PodActions() {
+          @Override
+          public void event(PodRef pod, boolean warning, String reason, String message) {
+            actions.add("event " + reason + ": " + message);
+          }
 
-            @Override
-            public void ungate(PodRef pod) {
-              actions.add("ungate " + pod);
-            }
+          @Override
+          public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+            actions.add("wake " + pod + " -> " + node);
+            return true;
+          }
 
-            @Override
-            public void evict(PodRef pod, String reason) {
-              actions.add("evict " + pod + ": " + reason);
-            }
-          },
-          new NodeNames(),
-          Clock.systemUTC(),
-          new DirectExecutor(),
-          "/tmp",
-          JobSubmission.Shape.BATCH,
-          metrics);
+          @Override
+          public void ungate(PodRef pod) {
+            actions.add("ungate " + pod);
+          }
+
+          @Override
+          public EvictResult evict(PodRef pod, String reason) {
+            actions.add("evict " + pod + ": " + reason);
+            return evictAnswer.getOrDefault(pod.uid(), EvictResult.EVICTED);
+          }
+
+          @Override
+          public boolean delete(PodRef pod, String reason) {
+            actions.add("delete " + pod);
+            return true;
+          }
+
+          @Override
+          public void condition(PodRef pod, boolean allocated, String reason, String message) {
+            actions.add("condition " + allocated + " " + reason + ": " + message);
+          }
+        },
+        new NodeNames(),
+        Optional.of(new StaticNodes(nodes)),
+        clock,
+        new DirectExecutor(),
+        new DirectExecutor(),
+        writer::get,
+        "/tmp",
+        JobSubmission.Shape.BATCH,
+        Duration.ofSeconds(60),
+        metrics);
+  }
 
   {
     cache.addJobListener(lifecycle::onJobChange);
+  }
+
+  /** Kubernetes nodes as a map: cordons and taints set by the test. */
+  record StaticNodes(Map<String, KubeNodes.KubeNode> byName) implements KubeNodes {
+    @Override
+    public java.util.Collection<KubeNode> nodes() {
+      return byName.values();
+    }
+
+    @Override
+    public Optional<KubeNode> node(String name) {
+      return Optional.ofNullable(byName.get(name));
+    }
+
+    @Override
+    public void taint(String node, String value) {}
+
+    @Override
+    public void untaint(String node) {}
+  }
+
+  /** A clock the test moves. */
+  static final class MutableClock extends Clock {
+    Instant now = Instant.now();
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    void advance(Duration d) {
+      now = now.plus(d);
+    }
   }
 
   /** Runs tasks on the calling thread, so tests see their effects at once. */
@@ -171,7 +246,7 @@ class PlaceholderLifecycleTest {
   void submitsOnePlaceholderPerPodWhateverHowOftenAsked() {
     Pod p = pod("llm-0", "uid-1", Map.of());
     lifecycle.onPod(p);
-    lifecycle.requestPlaceholder(PlaceholderLifecycle.ref(p));
+    lifecycle.enqueue(PlacementReconciler.ref(p));
     lifecycle.onPod(p);
     assertThat(slurm.submissions()).hasSize(1);
     JobSubmission s = slurm.submissions().get(0);
@@ -196,6 +271,7 @@ class PlaceholderLifecycleTest {
     assertThat(actions)
         .containsExactly(
             "event PlacementRejected: annotation kse.io/topology=ring is not a topology; use none or nvlink-domain",
+            "condition false Rejected: annotation kse.io/topology=ring is not a topology; use none or nvlink-domain",
             "ungate serving/llm-0");
   }
 
@@ -211,9 +287,10 @@ class PlaceholderLifecycleTest {
     slurm.failWith(null);
     lifecycle.onPod(p); // still inside the backoff
     assertThat(slurm.submissions()).isEmpty();
-    registry.put(
-        "uid-1",
-        new PlaceholderState.SubmitFailed("x", java.time.Instant.now().minusSeconds(1), 1));
+    assertThat(actions)
+        .contains(
+            "condition false SubmitFailed: the Slurm placeholder could not be submitted: Slurm unavailable");
+    clock.advance(Duration.ofSeconds(2));
     lifecycle.onPod(p);
     assertThat(slurm.submissions()).hasSize(1);
   }
@@ -221,6 +298,7 @@ class PlaceholderLifecycleTest {
   @Test
   void aPlaceholderAllocatedWhileNoWriterWatchedIsAdoptedAndThePodWoken() {
     // found by e2e: after a crash, a pending pod whose job was already running was never woken
+    writer.set(false);
     Pod p = pod("llm-0", "uid-1", Map.of());
     long id =
         slurm.submit(
@@ -228,10 +306,11 @@ class PlaceholderLifecycleTest {
     slurm.allocate(id, List.of("gpu-node-2"));
     cache.pollOnce();
     actions.clear();
+    writer.set(true);
     lifecycle.takeOver();
     assertThat(slurm.submissions()).as("adopted, not submitted again").hasSize(1);
+    assertThat(registry.get("uid-1")).as("nothing in flight: Slurm's record is enough").isEmpty();
     assertThat(actions).contains("wake serving/llm-0 -> gpu-node-2");
-    assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Submitted.class);
   }
 
   @Test
@@ -239,11 +318,10 @@ class PlaceholderLifecycleTest {
     slurm.failWith(FakeSlurmClient.outage());
     lifecycle.onPod(pod("llm-0", "uid-1", Map.of()));
     slurm.failWith(null);
-    assertThat(lifecycle.retryDueSubmissions()).as("inside the backoff").isZero();
-    registry.put(
-        "uid-1",
-        new PlaceholderState.SubmitFailed("x", java.time.Instant.now().minusSeconds(1), 1));
-    assertThat(lifecycle.retryDueSubmissions()).isEqualTo(1);
+    lifecycle.reconcileAll();
+    assertThat(slurm.submissions()).as("inside the backoff").isEmpty();
+    clock.advance(Duration.ofSeconds(3));
+    lifecycle.reconcileAll();
     assertThat(slurm.submissions()).hasSize(1);
     assertThat(registry.get("uid-1")).get().isInstanceOf(PlaceholderState.Submitted.class);
   }
@@ -259,8 +337,10 @@ class PlaceholderLifecycleTest {
         .contains(
             "event AllocatedBySlurm: Slurm job " + id + " allocated node gpu-node-1",
             "wake serving/llm-0 -> gpu-node-1");
+    pods.remove("serving/llm-0"); // as the informer: gone from its store, then the delete event
     lifecycle.onPodDeleted(p);
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    cache.pollOnce(); // once the cache shows the job ended, nothing is remembered
     assertThat(registry.get("uid-1")).isEmpty();
   }
 
@@ -287,6 +367,7 @@ class PlaceholderLifecycleTest {
     assertThat(slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs())
         .singleElement()
         .satisfies(j -> assertThat(j.state()).isEqualTo(JobState.CANCELLED));
+    cache.pollOnce();
     assertThat(registry.get("uid-1")).isEmpty();
   }
 
@@ -300,8 +381,10 @@ class PlaceholderLifecycleTest {
     slurm.requeue(id);
     cache.pollOnce();
     assertThat(actions)
-        .contains(
-            "evict serving/llm-0: Slurm job " + id + " was preempted and requeued (BeginTime)");
+        .contains("evict serving/llm-0: Slurm job " + id + " was requeued (BeginTime)");
+    assertThat(slurm.job(id).map(SlurmJob::state))
+        .as("the requeued placeholder must not come back for a pod that is gone")
+        .contains(JobState.CANCELLED);
   }
 
   @Test
@@ -360,12 +443,10 @@ class PlaceholderLifecycleTest {
 
   @Test
   void aReplicaThatIsNotTheWriterNeverActsAndTheNewWriterCatchesUp() {
-    java.util.concurrent.atomic.AtomicBoolean writer =
-        new java.util.concurrent.atomic.AtomicBoolean(false);
-    lifecycle.writerGate(writer::get);
+    writer.set(false);
     Pod p = pod("llm-0", "uid-1", Map.of());
     lifecycle.onPod(p);
-    lifecycle.requestPlaceholder(PlaceholderLifecycle.ref(p));
+    lifecycle.enqueue(PlacementReconciler.ref(p));
     assertThat(slurm.submissions()).isEmpty();
     writer.set(true);
     lifecycle.takeOver();
@@ -379,6 +460,156 @@ class PlaceholderLifecycleTest {
     cache.pollOnce();
     p.getStatus().setPhase("Succeeded");
     lifecycle.onPod(p);
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+  }
+
+  // ---- the sequences of the reconciler issue: each converges whatever was seen in between ----
+
+  /** A pod bound where Slurm allocated its job; returns the job id. */
+  long boundOn(Pod p, String node) {
+    long id = submitted(p);
+    slurm.allocate(id, List.of(node));
+    cache.pollOnce();
+    p.getSpec().setNodeName(node);
+    lifecycle.onPod(p);
+    actions.clear();
+    return id;
+  }
+
+  @Test
+  void aBoundPodIsEvictedWhenItsJobEndsEvenIfOnlyCompletingWasSeenBefore() {
+    // 1: a poll caught COMPLETING, the next CANCELLED: no single RUNNING -> ended change
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOn(p, "gpu-node-1");
+    slurm.end(id, JobState.COMPLETING);
+    cache.pollOnce();
+    assertThat(actions)
+        .anyMatch(a -> a.startsWith("evict serving/llm-0: Slurm job " + id + " is COMPLETING"));
+    actions.clear();
+    slurm.end(id, JobState.CANCELLED);
+    cache.pollOnce();
+    clock.advance(Duration.ofSeconds(11)); // the pod is still there after the eviction: again
+    lifecycle.reconcileAll();
+    assertThat(actions).contains("evict serving/llm-0: Slurm job " + id + " ended (CANCELLED)");
+  }
+
+  @Test
+  void aJobThatEndedWhileNoWriterWatchedIsNoticedByTheNextWriter() {
+    // 2: restart or fail-over: a fresh reconciler knows nothing but what is true now
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOn(p, "gpu-node-1");
+    writer.set(false);
+    slurm.end(id, JobState.TIMEOUT);
+    cache.pollOnce();
+    slurm.purge(id);
+    cache.pollOnce();
+    cache.pollOnce(); // gone from two full listings
+    assertThat(actions).noneMatch(a -> a.startsWith("evict"));
+    writer.set(true);
+    PlacementReconciler fresh = reconciler(new PlaceholderRegistry());
+    fresh.takeOver();
+    assertThat(actions).contains("evict serving/llm-0: no Slurm job holds gpu-node-1 for this pod");
+  }
+
+  @Test
+  void anEvictionRefusedByADisruptionBudgetIsRetriedThenOverridden() {
+    // 3: HTTP 429 was logged as evicted and never retried
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOn(p, "gpu-node-1");
+    evictAnswer.put("uid-1", PodActions.EvictResult.BLOCKED_BY_PDB);
+    slurm.end(id, JobState.PREEMPTED);
+    cache.pollOnce();
+    assertThat(actions.stream().filter(a -> a.startsWith("evict"))).hasSize(1);
+    assertThat(actions)
+        .anyMatch(
+            a ->
+                a.startsWith(
+                    "event EvictionBlocked: a PodDisruptionBudget refused the eviction (attempt 1)"));
+    lifecycle.reconcileAll(); // inside the backoff: nothing
+    assertThat(actions.stream().filter(a -> a.startsWith("evict"))).hasSize(1);
+    clock.advance(Duration.ofSeconds(2));
+    lifecycle.reconcileAll();
+    assertThat(actions.stream().filter(a -> a.startsWith("evict"))).hasSize(2);
+    assertThat(meters.get("kse.evictions").tag("result", "blocked_by_pdb").counter().count())
+        .isEqualTo(2);
+    assertThat(actions).doesNotContain("delete serving/llm-0");
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofSeconds(30));
+      lifecycle.reconcileAll();
+    }
+    assertThat(actions).contains("delete serving/llm-0");
+  }
+
+  @Test
+  void aPendingPodWhoseJobIsCancelledFromOutsideGetsANewOneAndIsTold() {
+    // 4: an admin's scancel; the gated pod is never filtered, so only the reconciler can notice
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    cache.pollOnce();
+    slurm.end(id, JobState.CANCELLED);
+    cache.pollOnce();
+    assertThat(slurm.submissions()).hasSize(2);
+    assertThat(actions)
+        .contains(
+            "event SlurmJobEnded: Slurm job "
+                + id
+                + " ended (CANCELLED) before the pod was bound; submitting a new placeholder");
+  }
+
+  @Test
+  void aJobAllocatedOnACordonedNodeIsReplaced() {
+    // 5: the pod can never bind there; the job held its GPUs for as long as the drain lasted
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    nodes.put("gpu-node-1", new KubeNodes.KubeNode("gpu-node-1", true, Optional.empty()));
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(actions).noneMatch(a -> a.startsWith("wake"));
+    assertThat(actions)
+        .anyMatch(
+            a ->
+                a.startsWith(
+                    "event AllocatedNodeUnusable: Slurm job "
+                        + id
+                        + " was allocated a node the pod cannot go to now (gpu-node-1 is cordoned)"));
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    cache.pollOnce();
+    assertThat(slurm.submissions()).as("a new placeholder").hasSize(2);
+  }
+
+  @Test
+  void aPendingPodIsToldWhyItWaitsOnlyWhenTheReasonChanges() {
+    // 7: with the scheduling gate kube-scheduler never calls filter, so the pod says it itself
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    slurm.pend(id, "Resources");
+    cache.pollOnce();
+    lifecycle.reconcileAll();
+    lifecycle.reconcileAll();
+    assertThat(actions.stream().filter(a -> a.startsWith("condition")))
+        .containsExactly(
+            "condition false SlurmPending: waiting for Slurm job " + id + " (Resources)");
+    slurm.pend(id, "Priority");
+    cache.pollOnce();
+    slurm.allocate(id, List.of("gpu-node-0"));
+    cache.pollOnce();
+    assertThat(actions.stream().filter(a -> a.startsWith("condition")))
+        .containsExactly(
+            "condition false SlurmPending: waiting for Slurm job " + id + " (Resources)",
+            "condition false SlurmPending: waiting for Slurm job " + id + " (Priority)",
+            "condition true Allocated: Slurm job " + id + " allocated gpu-node-0");
+  }
+
+  @Test
+  void aPodStuckTerminatingKeepsItsJob() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOn(p, "gpu-node-1");
+    p.getMetadata().setDeletionTimestamp(clock.instant().toString());
+    lifecycle.onPod(p);
+    lifecycle.reconcileAll();
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+    pods.remove("serving/llm-0");
+    lifecycle.onPodDeleted(p);
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
   }
 }

@@ -1,0 +1,498 @@
+package io.kse.extender.lifecycle;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.KubeNodes;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodSource;
+import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.wire.PodRef;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmException;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNotFoundException;
+import io.kse.slurm.cache.JobChange;
+import io.kse.slurm.cache.SlurmStateCache;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps every placement as it must be: a pod runs if and only if its Slurm job holds its node, and
+ * a placeholder job lives exactly as long as its pod. Level-triggered: each pass reads the pod from
+ * the informer and the job from the cache, asks {@link PlacementRules} what must be done, and does
+ * it; a pass runs for a placement whenever its pod or job changes, and for all of them periodically
+ * and when this replica becomes the writer. So a transition that no poll saw, a restart or a
+ * fail-over converge the same way. Passes run one at a time on {@code passes}; Slurm and API calls
+ * on {@code workers}.
+ */
+public final class PlacementReconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(PlacementReconciler.class);
+
+  /** A cancel that did not show in the cache within this is sent again. */
+  static final Duration CANCEL_RETRY = Duration.ofSeconds(10);
+
+  /** A job Slurm accepted but the cache never showed: stop waiting for it after this. */
+  static final Duration SUBMIT_VISIBLE_WITHIN = Duration.ofSeconds(60);
+
+  private final SlurmClient slurm;
+  private final SlurmStateCache cache;
+  private final PlaceholderRegistry registry;
+  private final PodSource pods;
+  private final PodActions actions;
+  private final NodeNames nodeNames;
+  private final Optional<KubeNodes> kubeNodes;
+  private final Clock clock;
+  private final Executor passes;
+  private final Executor workers;
+  private final BooleanSupplier mayAct;
+  private final ExtenderMetrics metrics;
+  private final PlacementRules rules;
+  private final Submitter submitter;
+  private final Evictions evictions;
+  private final PreemptionAttribution attribution;
+
+  private final Set<String> queued = ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> woken = new ConcurrentHashMap<>();
+  private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
+  private final Map<String, String> waitingSaid = new ConcurrentHashMap<>();
+
+  /**
+   * @param mayAct whether this replica may act now: it holds the writer lease and both views are
+   *     synced (others keep their caches warm and answer kube-scheduler, nothing more)
+   * @param pdbOverride how long a PodDisruptionBudget may hold off evicting a pod whose job ended
+   */
+  public PlacementReconciler(
+      SlurmClient slurm,
+      SlurmStateCache cache,
+      Supplier<PlacementPolicy> policy,
+      PreemptionLedger ledger,
+      PlaceholderRegistry registry,
+      PodSource pods,
+      PodActions actions,
+      NodeNames nodeNames,
+      Optional<KubeNodes> kubeNodes,
+      Clock clock,
+      Executor passes,
+      Executor workers,
+      BooleanSupplier mayAct,
+      String workDir,
+      JobSubmission.Shape shape,
+      Duration pdbOverride,
+      ExtenderMetrics metrics) {
+    this.slurm = slurm;
+    this.cache = cache;
+    this.registry = registry;
+    this.pods = pods;
+    this.actions = actions;
+    this.nodeNames = nodeNames;
+    this.kubeNodes = kubeNodes;
+    this.clock = clock;
+    this.passes = passes;
+    this.workers = workers;
+    this.mayAct = mayAct;
+    this.metrics = metrics;
+    this.rules = new PlacementRules(nodeNames::kubernetes);
+    this.submitter = new Submitter(slurm, policy, ledger, registry, actions, clock, workDir, shape);
+    this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
+    this.attribution = new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers);
+    metrics.placeholders(registry::count, PlaceholderRegistry.STATES);
+  }
+
+  // ---- what triggers a pass ------------------------------------------------------------------
+
+  /** Schedules a pass for the pod's placement (deduplicated while one is queued). */
+  public void enqueue(PodRef ref) {
+    if (!queued.add(ref.uid())) {
+      return;
+    }
+    try {
+      passes.execute(
+          () -> {
+            queued.remove(ref.uid());
+            try {
+              reconcile(ref);
+            } catch (RuntimeException e) {
+              LOG.warn("reconcile_failed pod={} uid={} error={}", ref, ref.uid(), e.toString(), e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      queued.remove(ref.uid()); // shutting down
+    }
+  }
+
+  /** The pod appeared or changed in the informer. */
+  public void onPod(Pod pod) {
+    enqueue(ref(pod));
+  }
+
+  /** The pod was deleted. */
+  public void onPodDeleted(Pod pod) {
+    enqueue(ref(pod));
+  }
+
+  /** A Slurm job changed (cache listener): its placement, and preemption attribution. */
+  public void onJobChange(JobChange change) {
+    if (mayAct.getAsBoolean()) {
+      attribution.observe(change);
+    }
+    change
+        .after()
+        .or(change::before)
+        .flatMap(SlurmJob::placeholder)
+        .ifPresent(t -> enqueue(new PodRef(t.namespace(), t.name(), t.uid())));
+  }
+
+  /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
+  public int reconcileAll() {
+    if (!mayAct.getAsBoolean()) {
+      return 0;
+    }
+    int n = 0;
+    for (Pod p : pods.pods()) {
+      enqueue(ref(p));
+      n++;
+    }
+    for (SlurmJob j : cache.snapshot().jobs().values()) {
+      Optional<PlaceholderTag> t = j.placeholder();
+      if (t.isPresent() && !j.state().isFinal()) {
+        enqueue(new PodRef(t.get().namespace(), t.get().name(), t.get().uid()));
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The new writer converges everything, exactly as after any other missed change. */
+  public void takeOver() {
+    LOG.info("writer_takeover placementsQueued={}", reconcileAll());
+  }
+
+  // ---- one pass ------------------------------------------------------------------------------
+
+  /** One pass for one placement (the reconcile thread). */
+  void reconcile(PodRef ref) {
+    if (!mayAct.getAsBoolean()) {
+      return;
+    }
+    Optional<Pod> pod =
+        pods.pod(ref.namespace(), ref.name())
+            .filter(p -> ref.uid().equals(p.getMetadata().getUid()));
+    PlacementFacts facts = facts(ref, pod);
+    Step step = rules.decide(facts);
+    if (!(step instanceof Step.Waiting)) {
+      waitingSaid.remove(ref.uid());
+    }
+    if (!(step instanceof Step.Evict)) {
+      evictions.forget(ref.uid());
+    }
+    if (step instanceof Step.Steady) {
+      return;
+    } else if (step instanceof Step.Forget) {
+      registry.remove(ref.uid());
+      woken.remove(ref.uid());
+    } else if (step instanceof Step.Submit s) {
+      submit(ref, pod.orElseThrow(), facts, s.why());
+    } else if (step instanceof Step.Waiting w) {
+      waiting(ref, w);
+    } else if (step instanceof Step.Wake w) {
+      wake(ref, pod.orElseThrow(), w);
+    } else if (step instanceof Step.Cancel c) {
+      cancel(ref, c.jobId(), c.why());
+    } else if (step instanceof Step.Replace r) {
+      replace(ref, r);
+    } else if (step instanceof Step.Evict e) {
+      evict(ref, e);
+    }
+  }
+
+  private PlacementFacts facts(PodRef ref, Optional<Pod> pod) {
+    Optional<SlurmJob> job = cache.jobForPod(ref.uid());
+    Optional<PlaceholderState> own = registry.get(ref.uid());
+    Optional<Long> notSeen = Optional.empty();
+    boolean retryDue = false;
+    Instant now = clock.instant();
+    if (own.orElse(null) instanceof PlaceholderState.Submitted s
+        && cache.job(s.jobId()).isEmpty()
+        && now.isBefore(s.at().plus(SUBMIT_VISIBLE_WITHIN))) {
+      notSeen = Optional.of(s.jobId());
+    }
+    if (own.orElse(null) instanceof PlaceholderState.SubmitFailed f) {
+      retryDue = !now.isBefore(f.retryAt());
+    }
+    Optional<String> unusable =
+        job.filter(SlurmJob::isAllocated)
+            .flatMap(j -> unusable(nodeNames.kubernetes(j.nodes().get(0))));
+    long wokenFor = woken.getOrDefault(ref.uid(), 0L);
+    return new PlacementFacts(
+        standing(pod),
+        pod.map(p -> p.getSpec().getNodeName()).orElse(""),
+        job,
+        own,
+        notSeen,
+        unusable,
+        retryDue,
+        job.map(j -> j.id() == wokenFor).orElse(false));
+  }
+
+  private static PodStanding standing(Optional<Pod> pod) {
+    if (pod.isEmpty()) {
+      return PodStanding.ABSENT;
+    }
+    Pod p = pod.get();
+    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return PodStanding.TERMINAL;
+    }
+    boolean bound = p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty();
+    boolean deleting = p.getMetadata().getDeletionTimestamp() != null;
+    if (bound) {
+      return deleting ? PodStanding.TERMINATING : PodStanding.BOUND;
+    }
+    return deleting ? PodStanding.DELETING_UNBOUND : PodStanding.PENDING;
+  }
+
+  /** Why the pod could not go to {@code node} now: cordoned, or drained in Slurm (our taint). */
+  private Optional<String> unusable(String node) {
+    return kubeNodes
+        .flatMap(k -> k.node(node))
+        .flatMap(
+            n ->
+                n.cordoned()
+                    ? Optional.of(node + " is cordoned")
+                    : n.ourTaint().map(t -> node + " is drained in Slurm (" + t + ")"));
+  }
+
+  // ---- steps ---------------------------------------------------------------------------------
+
+  private void submit(PodRef ref, Pod pod, PlacementFacts facts, String why) {
+    Instant now = clock.instant();
+    boolean mine =
+        registry.claim(
+            ref.uid(),
+            new PlaceholderState.Submitting(now),
+            old ->
+                !(old instanceof PlaceholderState.Submitting)
+                    && !(old instanceof PlaceholderState.Rejected));
+    if (!mine) {
+      return;
+    }
+    woken.remove(ref.uid());
+    facts
+        .job()
+        .ifPresent(
+            j -> {
+              LOG.info(
+                  "placeholder_lost pod={} uid={} slurmJob={} action=resubmit reason=\"{}\"",
+                  ref,
+                  ref.uid(),
+                  j.id(),
+                  why);
+              actions.event(ref, true, WellKnown.JOB_ENDED, why + "; submitting a new placeholder");
+            });
+    execute(
+        ref,
+        () -> {
+          long id = submitter.submit(ref, pod);
+          if (id != 0
+              && pods.pod(ref.namespace(), ref.name())
+                  .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
+                  .isEmpty()) {
+            cancelNow(ref, id, "pod deleted while its placeholder was being submitted");
+          }
+          enqueue(ref);
+        },
+        () -> registry.remove(ref.uid()));
+  }
+
+  private void waiting(PodRef ref, Step.Waiting w) {
+    String said = w.reason() + "|" + w.message();
+    if (said.equals(waitingSaid.put(ref.uid(), said))) {
+      return;
+    }
+    execute(
+        ref,
+        () -> {
+          actions.condition(ref, false, w.reason(), w.message());
+          actions.event(ref, false, WellKnown.WAITING, w.message());
+        },
+        () -> waitingSaid.remove(ref.uid()));
+  }
+
+  private void wake(PodRef ref, Pod pod, Step.Wake w) {
+    woken.put(ref.uid(), w.jobId()); // the rules wake once per job; a failed wake undoes this
+    LOG.info(
+        "placeholder_allocated pod={} uid={} slurmJob={} node={}",
+        ref,
+        ref.uid(),
+        w.jobId(),
+        w.node());
+    age(pod).ifPresent(metrics::allocated);
+    boolean gated = gated(pod);
+    execute(
+        ref,
+        () -> {
+          if (!actions.wake(ref, w.node(), w.jobId(), gated)) {
+            woken.remove(ref.uid()); // the next pass tries again
+            return;
+          }
+          actions.condition(
+              ref, true, "Allocated", "Slurm job " + w.jobId() + " allocated " + w.node());
+          actions.event(
+              ref,
+              false,
+              WellKnown.ALLOCATED,
+              "Slurm job " + w.jobId() + " allocated node " + w.node());
+        },
+        () -> woken.remove(ref.uid()));
+  }
+
+  private void replace(PodRef ref, Step.Replace r) {
+    if (!mayCancel(r.jobId())) {
+      return;
+    }
+    String why =
+        "Slurm job "
+            + r.jobId()
+            + " was allocated a node the pod cannot go to now ("
+            + r.why()
+            + "); cancelling it, a new placeholder follows";
+    LOG.info(
+        "placeholder_replaced pod={} uid={} slurmJob={} reason=\"{}\"",
+        ref,
+        ref.uid(),
+        r.jobId(),
+        r.why());
+    actions.event(ref, true, WellKnown.NODE_UNUSABLE, why);
+    woken.remove(ref.uid());
+    execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
+  }
+
+  private void cancel(PodRef ref, long jobId, String why) {
+    if (!mayCancel(jobId)) {
+      return;
+    }
+    execute(ref, () -> cancelNow(ref, jobId, why), () -> cancelling.remove(jobId));
+  }
+
+  private void evict(PodRef ref, Step.Evict e) {
+    if (!evictions.claim(ref.uid())) {
+      return;
+    }
+    LOG.info("placeholder_lost pod={} uid={} action=evict reason=\"{}\"", ref, ref.uid(), e.why());
+    execute(
+        ref,
+        () -> {
+          if (e.jobToCancel() != 0 && mayCancel(e.jobToCancel())) {
+            cancelNow(ref, e.jobToCancel(), "its pod is being evicted: " + e.why());
+          }
+          evictions.run(ref, e.why());
+        },
+        () -> evictions.forget(ref.uid()));
+  }
+
+  /** True when no cancel of this job was sent recently (then records this one). */
+  private boolean mayCancel(long jobId) {
+    Instant now = clock.instant();
+    boolean[] mine = {false};
+    cancelling.compute(
+        jobId,
+        (k, at) -> {
+          if (at == null || !now.isBefore(at.plus(CANCEL_RETRY))) {
+            mine[0] = true;
+            return now;
+          }
+          return at;
+        });
+    if (cancelling.size() > 10_000) { // ended jobs never say goodbye here
+      cancelling.entrySet().removeIf(en -> now.isAfter(en.getValue().plus(CANCEL_RETRY)));
+    }
+    return mine[0];
+  }
+
+  private void cancelNow(PodRef ref, long jobId, String why) {
+    try {
+      slurm.cancel(jobId);
+      LOG.info(
+          "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
+          ref,
+          ref.uid(),
+          jobId,
+          why);
+    } catch (SlurmNotFoundException e) {
+      LOG.info("placeholder_already_gone pod={} uid={} slurmJob={}", ref, ref.uid(), jobId);
+    } catch (SlurmException e) {
+      cancelling.remove(jobId); // the next pass tries again
+      LOG.warn(
+          "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
+          ref,
+          ref.uid(),
+          jobId,
+          e.getMessage());
+    }
+  }
+
+  /** Runs a step's calls on a worker; {@code undo} when it cannot be run (shutting down). */
+  private void execute(PodRef ref, Runnable calls, Runnable undo) {
+    try {
+      workers.execute(
+          () -> {
+            try {
+              calls.run();
+            } catch (RuntimeException e) {
+              undo.run();
+              LOG.warn("step_failed pod={} uid={} error={}", ref, ref.uid(), e.toString(), e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      undo.run();
+    }
+  }
+
+  // ---- for the bind path and metrics ---------------------------------------------------------
+
+  /** Called after a successful bind: records pod creation → bound. */
+  public void bound(PodRef ref) {
+    pods.pod(ref.namespace(), ref.name())
+        .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
+        .flatMap(this::age)
+        .ifPresent(metrics::bound);
+  }
+
+  private Optional<Duration> age(Pod pod) {
+    try {
+      Instant created = Instant.parse(pod.getMetadata().getCreationTimestamp());
+      return Optional.of(Duration.between(created, clock.instant()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
+  static boolean gated(Pod p) {
+    return p.getSpec().getSchedulingGates() != null
+        && p.getSpec().getSchedulingGates().stream()
+            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
+  }
+
+  static PodRef ref(Pod p) {
+    return new PodRef(
+        p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid());
+  }
+}

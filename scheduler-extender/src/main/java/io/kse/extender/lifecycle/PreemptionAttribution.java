@@ -1,0 +1,93 @@
+package io.kse.extender.lifecycle;
+
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.extender.wire.PodRef;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.JobChange;
+import java.time.Clock;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What follows a preemption {@link PreemptionTracker} attributed: the pod is told which job it took
+ * the nodes of, the tier's budget is charged the victim's GPUs and nodes, and it is counted.
+ */
+final class PreemptionAttribution {
+  private static final Logger LOG = LoggerFactory.getLogger(PreemptionAttribution.class);
+
+  private final Supplier<PlacementPolicy> policy;
+  private final PreemptionLedger ledger;
+  private final PodActions actions;
+  private final ExtenderMetrics metrics;
+  private final Clock clock;
+  private final Executor workers;
+  private final PreemptionTracker tracker = new PreemptionTracker(this::preempted);
+
+  PreemptionAttribution(
+      Supplier<PlacementPolicy> policy,
+      PreemptionLedger ledger,
+      PodActions actions,
+      ExtenderMetrics metrics,
+      Clock clock,
+      Executor workers) {
+    this.policy = policy;
+    this.ledger = ledger;
+    this.actions = actions;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.workers = workers;
+  }
+
+  void observe(JobChange change) {
+    tracker.observe(change);
+  }
+
+  private void preempted(SlurmJob placeholder, SlurmJob victim) {
+    var p = policy.get().policy();
+    String tier =
+        p.tierOfSlurmJob(placeholder.partition(), placeholder.qos())
+            .map(t -> t.name())
+            .orElse("unknown");
+    String victimTier =
+        p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");
+    long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
+    ledger.record(tier, gpus, victim.nodes().size(), clock.instant());
+    metrics.preemption(tier, victimTier);
+    PlaceholderTag tag = placeholder.placeholder().orElseThrow();
+    PodRef ref = new PodRef(tag.namespace(), tag.name(), tag.uid());
+    String what =
+        "Slurm preempted job "
+            + victim.id()
+            + " ("
+            + victim.name()
+            + ", partition "
+            + victim.partition()
+            + (victim.qos().isEmpty() ? "" : ", qos " + victim.qos())
+            + ", tier "
+            + victimTier
+            + ", "
+            + gpus
+            + " GPUs) on "
+            + String.join(",", victim.nodes())
+            + " for this pod's placeholder job "
+            + placeholder.id();
+    LOG.info(
+        "slurm_preemption pod={} uid={} slurmJob={} tier={} victimJob={} victimTier={} gpus={} nodes={}",
+        ref,
+        ref.uid(),
+        placeholder.id(),
+        tier,
+        victim.id(),
+        victimTier,
+        gpus,
+        victim.nodes());
+    workers.execute(() -> actions.event(ref, false, WellKnown.PREEMPTED, what));
+  }
+}
