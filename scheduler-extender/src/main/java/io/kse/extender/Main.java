@@ -271,8 +271,16 @@ public final class Main {
     Runnable becomeWriter =
         () -> {
           if (cfg.leaderElection()) {
+            // the pod's name (downward API) survives a container restart, so a restarted writer
+            // takes its own Lease back at once instead of waiting for it to expire
             String identity =
-                System.getenv().getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID();
+                java.util.Optional.ofNullable(System.getenv("POD_NAME"))
+                    .filter(n -> !n.isBlank())
+                    .orElseGet(
+                        () ->
+                            System.getenv().getOrDefault("HOSTNAME", "kse")
+                                + "_"
+                                + java.util.UUID.randomUUID());
             io.kse.extender.k8s.WriterLease l =
                 new io.kse.extender.k8s.WriterLease(
                     kube, cfg.leaseNamespace(), cfg.leaseName(), identity, reconciler::takeOver);

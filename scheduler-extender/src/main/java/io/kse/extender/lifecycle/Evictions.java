@@ -92,7 +92,9 @@ final class Evictions {
                 + " s; deleting the pod anyway: its GPUs already belong to another Slurm job");
         actions.delete(pod, why);
       } else {
-        wait = backoff(attempt);
+        // back off, but try again right when the override is due
+        Duration untilOverride = Duration.between(now, first.plus(pdbOverride));
+        wait = backoff(attempt).compareTo(untilOverride) < 0 ? backoff(attempt) : untilOverride;
         if (attempt == 1 || Integer.bitCount(attempt) == 1) { // 1st, 2nd, 4th, 8th…: not a flood
           actions.event(
               pod,

@@ -111,7 +111,8 @@ public final class PlacementReconciler {
     this.rules = new PlacementRules(nodeNames::kubernetes);
     this.submitter = new Submitter(slurm, policy, ledger, registry, actions, clock, workDir, shape);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
-    this.attribution = new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers);
+    this.attribution =
+        new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
     metrics.placeholders(registry::count, PlaceholderRegistry.STATES);
   }
 
@@ -149,9 +150,9 @@ public final class PlacementReconciler {
 
   /** A Slurm job changed (cache listener): its placement, and preemption attribution. */
   public void onJobChange(JobChange change) {
-    if (mayAct.getAsBoolean()) {
-      attribution.observe(change);
-    }
+    // every replica follows every job, so a victim that was running before this one became the
+    // writer is known when it loses its nodes; only the writer charges and tells
+    attribution.observe(change);
     change
         .after()
         .or(change::before)

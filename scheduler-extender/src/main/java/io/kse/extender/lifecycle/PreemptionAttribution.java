@@ -28,6 +28,7 @@ final class PreemptionAttribution {
   private final ExtenderMetrics metrics;
   private final Clock clock;
   private final Executor workers;
+  private final java.util.function.BooleanSupplier mayAct;
   private final PreemptionTracker tracker = new PreemptionTracker(this::preempted);
 
   PreemptionAttribution(
@@ -36,13 +37,15 @@ final class PreemptionAttribution {
       PodActions actions,
       ExtenderMetrics metrics,
       Clock clock,
-      Executor workers) {
+      Executor workers,
+      java.util.function.BooleanSupplier mayAct) {
     this.policy = policy;
     this.ledger = ledger;
     this.actions = actions;
     this.metrics = metrics;
     this.clock = clock;
     this.workers = workers;
+    this.mayAct = mayAct;
   }
 
   void observe(JobChange change) {
@@ -58,7 +61,12 @@ final class PreemptionAttribution {
     String victimTier =
         p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");
     long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
+    // every replica charges its own ledger, so budgets hold across a fail-over; only the writer
+    // counts and tells (once, not once per replica)
     ledger.record(tier, gpus, victim.nodes().size(), clock.instant());
+    if (!mayAct.getAsBoolean()) {
+      return;
+    }
     metrics.preemption(tier, victimTier);
     PlaceholderTag tag = placeholder.placeholder().orElseThrow();
     PodRef ref = new PodRef(tag.namespace(), tag.name(), tag.uid());

@@ -612,4 +612,23 @@ class PlacementReconcilerTest {
     lifecycle.onPodDeleted(p);
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
   }
+
+  @Test
+  void aVictimRunningBeforeThisReplicaBecameTheWriterIsStillCharged() {
+    // 6: a new writer never saw the victim RUNNING, so its preemption was not charged at all
+    writer.set(false);
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    cache.pollOnce();
+    writer.set(true);
+    long id = submitted(pod("llm-0", "uid-1", Map.of()));
+    cache.pollOnce();
+    slurm.requeue(training);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(actions)
+        .anySatisfy(
+            a ->
+                assertThat(a)
+                    .startsWith("event PreemptedSlurmJob: Slurm preempted job " + training));
+  }
 }
