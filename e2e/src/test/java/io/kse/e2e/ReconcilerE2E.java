@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The placement reconciler's sequences on the real stack: whatever happened in between, a pod runs
- * only while its Slurm job holds its node, and a pending pod always has a live job. Each prints
- * its convergence time ({@code [e2e] converged …}).
+ * only while its Slurm job holds its node, and a pending pod always has a live job. Each prints its
+ * convergence time ({@code [e2e] converged …}).
  */
 class ReconcilerE2E extends Scenario {
   static final Duration CONVERGE = Duration.ofSeconds(20);
@@ -143,7 +143,12 @@ class ReconcilerE2E extends Scenario {
     for (String node : stack.gpuNodes()) {
       sbatch("inference", node);
     }
-    await().atMost(CONVERGE).until(() -> jobs().stream().filter(j -> j.name().equals("e2e-inference") && running(j)).count() == stack.gpuNodes().size());
+    await()
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                jobs().stream().filter(j -> j.name().equals("e2e-inference") && running(j)).count()
+                    == stack.gpuNodes().size());
     Pod p = create(inferencePod("waiter", 8));
     String uid = p.getMetadata().getUid();
     await("a pending placeholder")
@@ -175,7 +180,8 @@ class ReconcilerE2E extends Scenario {
         (System.nanoTime() - t0) / 1_000_000);
     await()
         .atMost(CONVERGE)
-        .untilAsserted(() -> assertThat(eventReasons("waiter")).contains("SlurmJobEnded", "WaitingForSlurm"));
+        .untilAsserted(
+            () -> assertThat(eventReasons("waiter")).contains("SlurmJobEnded", "WaitingForSlurm"));
     assertThat(pod("waiter").getSpec().getNodeName()).isNull();
   }
 
@@ -186,5 +192,59 @@ class ReconcilerE2E extends Scenario {
         : p.getStatus().getConditions().stream()
             .filter(c -> "kse.io/SlurmAllocated".equals(c.getType()))
             .findFirst();
+  }
+
+  /**
+   * Sequence 5: Slurm allocated a node that is cordoned before the pod binds (here the pod cannot
+   * bind anywhere: a node selector no node matches). The job is replaced, not left holding GPUs.
+   */
+  @Test
+  void aJobOnANodeCordonedBeforeTheBindIsReplaced() {
+    Pod p =
+        create(
+            inferencePod("unbindable", 1)
+                .editSpec()
+                .withNodeSelector(Map.of("kse.io/e2e", "no-such-node"))
+                .endSpec());
+    String uid = p.getMetadata().getUid();
+    await("allocated")
+        .atMost(CONVERGE)
+        .until(() -> placeholderOf(uid).filter(Scenario::running).isPresent());
+    SlurmJob first = placeholderOf(uid).orElseThrow();
+    String node = first.nodes().get(0);
+    long t0 = System.nanoTime();
+    setUnschedulable(node, true);
+    try {
+      await("replaced")
+          .atMost(CONVERGE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () ->
+                  slurm.job(first.id()).map(j -> j.state().isFinal()).orElse(true)
+                      && placeholderOf(uid).map(j -> j.id() != first.id()).orElse(false));
+      System.out.printf(
+          "[e2e] converged: allocated node cordoned before the bind -> job replaced in %d ms%n",
+          (System.nanoTime() - t0) / 1_000_000);
+      await()
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () -> assertThat(eventReasons("unbindable")).contains("AllocatedNodeUnusable"));
+      await("the new job runs elsewhere")
+          .atMost(CONVERGE)
+          .until(() -> placeholderOf(uid).filter(Scenario::running).isPresent());
+      assertThat(placeholderOf(uid).orElseThrow().nodes()).doesNotContain(node);
+    } finally {
+      setUnschedulable(node, false);
+    }
+  }
+
+  void setUnschedulable(String node, boolean unschedulable) {
+    kube.nodes()
+        .withName(node)
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(unschedulable ? true : null);
+              return n;
+            });
   }
 }

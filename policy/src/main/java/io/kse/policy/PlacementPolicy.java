@@ -156,9 +156,20 @@ public final class PlacementPolicy {
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
     Optional<String> gres = gres(pod, record);
     int nodes =
-        Optional.ofNullable(pod.annotations().get(WellKnown.NODES))
+        override(pod, WellKnown.NODES, "nodes", record)
             .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
             .orElse(1);
+    if (nodes > tier.maxNodes()) {
+      throw new Rejected(
+          WellKnown.NODES
+              + "="
+              + nodes
+              + " is more than the "
+              + tier.maxNodes()
+              + " node(s) tier "
+              + tier.name()
+              + " allows (tiers[].maxNodes)");
+    }
     record.add(
         new Contribution(
             "pod requests",

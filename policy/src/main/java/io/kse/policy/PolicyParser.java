@@ -216,7 +216,17 @@ public final class PolicyParser {
         problem(p, "expected a mapping");
         continue;
       }
-      keys(t, p, "name", "match", "slurm", "mayPreempt", "preemptible", "graceTime", "topology");
+      keys(
+          t,
+          p,
+          "name",
+          "match",
+          "slurm",
+          "mayPreempt",
+          "preemptible",
+          "graceTime",
+          "topology",
+          "maxNodes");
       String name = text(t, p, "name").orElse("");
       if (!NAME.matcher(name).matches()) {
         problem(p + ".name", "required: a lower-case DNS label, got \"" + name + "\"");
@@ -252,9 +262,22 @@ public final class PolicyParser {
               strings(t, p, "mayPreempt"),
               bool(t, p, "preemptible", false),
               duration(t, p, "graceTime").orElse(Duration.ZERO),
-              topo));
+              topo,
+              maxNodes(t, p)));
     }
     return out;
+  }
+
+  private int maxNodes(JsonNode t, String p) {
+    JsonNode n = t.path("maxNodes");
+    if (n.isMissingNode()) {
+      return 1;
+    }
+    if (!n.canConvertToInt() || n.asInt() < 1 || n.asInt() > WellKnown.MAX_NODES) {
+      problem(p + ".maxNodes", "expected a whole number from 1 to " + WellKnown.MAX_NODES);
+      return 1;
+    }
+    return n.asInt();
   }
 
   private TierMatch match(JsonNode m, String p) {
@@ -431,10 +454,25 @@ public final class PolicyParser {
     return new PreemptionSafety(bool(s, p, "dryRun", false), budgets, minRuntime);
   }
 
+  /** One grant ({@code {namespaces, keys}}) or a list of them. */
   private Overrides overrides(JsonNode o) {
-    String p = "overrides";
     if (o.isMissingNode()) {
-      return new Overrides(Set.of(), Set.of());
+      return new Overrides(List.of());
+    }
+    if (!o.isArray()) {
+      return new Overrides(List.of(grant(o, "overrides")));
+    }
+    List<Overrides.Grant> grants = new ArrayList<>();
+    for (int i = 0; i < o.size(); i++) {
+      grants.add(grant(o.get(i), "overrides[" + i + "]"));
+    }
+    return new Overrides(grants);
+  }
+
+  private Overrides.Grant grant(JsonNode o, String p) {
+    if (!o.isObject()) {
+      problem(p, "expected a mapping with namespaces and keys");
+      return new Overrides.Grant(Set.of(), Set.of());
     }
     keys(o, p, "namespaces", "keys");
     List<String> keys = strings(o, p, "keys");
@@ -448,7 +486,7 @@ public final class PolicyParser {
                 + Overrides.KNOWN_KEYS.stream().sorted().toList());
       }
     }
-    return new Overrides(
+    return new Overrides.Grant(
         new LinkedHashSet<>(strings(o, p, "namespaces")), new LinkedHashSet<>(keys));
   }
 

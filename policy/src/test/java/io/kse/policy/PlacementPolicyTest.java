@@ -175,10 +175,50 @@ class PlacementPolicyTest {
   }
 
   @Test
+  void aPodMaySpanSeveralNodesOnlyWhereOverridesAllowAndItsTierPermits() {
+    // any pod owner made one 8-GPU pod hold 4 nodes x 8 GPUs
+    String yaml = Policies.example("minimal.yaml");
+    Map<String, String> four = Map.of(WellKnown.NODES, "4");
+    Decision d =
+        new PlacementPolicy(PolicyParser.parse(yaml, "x"))
+            .decide(Policies.pod("a", four, 8, null, null), ledger, NOW);
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r -> assertThat(r.reason()).contains("kse.io/nodes is not allowed in namespace a"));
+    String granted =
+        yaml
+            + "overrides:\n  - {namespaces: [other], keys: [qos]}\n"
+            + "  - {namespaces: [\"team-*\"], keys: [nodes]}\n";
+    PlacementPolicy p = new PlacementPolicy(PolicyParser.parse(granted, "x"));
+    assertThat(p.decide(Policies.pod("team-a", four, 8, null, null), ledger, NOW))
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r ->
+                assertThat(r.reason())
+                    .isEqualTo(
+                        "kse.io/nodes=4 is more than the 1 node(s) tier inference allows"
+                            + " (tiers[].maxNodes)"));
+    PlacementPolicy roomy =
+        new PlacementPolicy(
+            PolicyParser.parse(
+                granted.replace(
+                    "    mayPreempt: [training]\n",
+                    "    mayPreempt: [training]\n    maxNodes: 4\n"),
+                "x"));
+    assertThat(roomy.decide(Policies.pod("team-a", four, 8, null, null), ledger, NOW))
+        .isInstanceOfSatisfying(
+            Decision.Place.class, pl -> assertThat(pl.job().nodes()).isEqualTo(4));
+  }
+
+  @Test
   void switchesAndSegmentsWhereTheClusterHasThem() {
     String yaml =
         Policies.example("minimal.yaml")
-            .replace("gpuGres: gpu", "gpuGres: gpu\n  switches: true\n  blocks: true");
+                .replace("gpuGres: gpu", "gpuGres: gpu\n  switches: true\n  blocks: true")
+                .replace(
+                    "    mayPreempt: [training]\n", "    mayPreempt: [training]\n    maxNodes: 4\n")
+            + "overrides: {namespaces: [a], keys: [nodes]}\n";
     PlacementPolicy p = new PlacementPolicy(PolicyParser.parse(yaml, "x"));
     Decision d =
         p.decide(

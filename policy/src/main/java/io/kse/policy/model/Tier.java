@@ -13,6 +13,8 @@ import java.util.Optional;
  * @param preemptible whether jobs of this tier may be preempted at all
  * @param graceTime how long a preempted job of this tier gets between SIGTERM and the kill
  * @param defaultTopology topology requested when the pod names none
+ * @param maxNodes the most nodes one placement of this tier may span (default 1): bounds {@code
+ *     kse.io/nodes} and group sizes, so a pod owner cannot make one pod hold many nodes
  */
 public record Tier(
     String name,
@@ -21,7 +23,8 @@ public record Tier(
     List<String> mayPreempt,
     boolean preemptible,
     Duration graceTime,
-    TopologyDefault defaultTopology) {
+    TopologyDefault defaultTopology,
+    int maxNodes) {
 
   public Tier {
     mayPreempt = List.copyOf(mayPreempt);

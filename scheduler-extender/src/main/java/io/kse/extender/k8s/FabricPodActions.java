@@ -45,9 +45,22 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
           io.kse.extender.concurrent.DaemonThreads.named("kse-events"),
           (r, pool) -> LOG.warn("event_dropped reason=queue_full size={}", EVENT_QUEUE));
 
+  /**
+   * For evictions: fabric8 retries an HTTP 429 (a disruption budget's "not now") with backoff for
+   * about 20 s inside one call; the reconciler does its own backoff and must see the refusal.
+   */
+  private final KubernetesClient evictions;
+
   public FabricPodActions(KubernetesClient client, Clock clock) {
     this.client = client;
     this.clock = clock;
+    this.evictions =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
   }
 
   @Override
@@ -64,6 +77,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    evictions.close();
   }
 
   private void post(PodRef pod, boolean warning, String reason, String message) {
@@ -197,7 +211,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   public EvictResult evict(PodRef pod, String reason) {
     try {
       boolean evicted =
-          client
+          evictions
               .pods()
               .inNamespace(pod.namespace())
               .withName(pod.name())

@@ -62,4 +62,23 @@ class FabricPodActionsTest {
         .contains(
             "\"schedulingGates\":[{\"name\":\"kse.io/slurm-allocation\",\"$patch\":\"delete\"}]");
   }
+
+  @Test
+  void aDisruptionBudgetRefusalIsReportedAtOnceNotRetriedInsideTheCall() {
+    // found by e2e: fabric8 retried the 429 for ~20 s inside evict(), so the reconciler's own
+    // backoff and the PDB override ran 20 s late
+    String eviction = "/api/v1/namespaces/serving/pods/llm-2/eviction";
+    server
+        .expect()
+        .post()
+        .withPath(eviction)
+        .andReturn(429, "{\"kind\":\"Status\",\"code\":429}")
+        .always();
+    int before = server.getRequestCount();
+    PodActions.EvictResult r =
+        new FabricPodActions(client, Clock.systemUTC())
+            .evict(new PodRef("serving", "llm-2", "uid-3"), "job ended");
+    assertThat(r).isEqualTo(PodActions.EvictResult.BLOCKED_BY_PDB);
+    assertThat(server.getRequestCount() - before).as("one request, no retries").isEqualTo(1);
+  }
 }
