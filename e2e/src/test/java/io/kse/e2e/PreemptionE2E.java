@@ -65,4 +65,61 @@ class PreemptionE2E extends Scenario {
                               .contains(Long.toString(victim.id()));
                         }));
   }
+
+  /**
+   * Reconciler sequence 6: several placeholders start on nodes of preempted training; each victim
+   * is charged exactly once, to one pod (one 8-GPU preemption was charged as 64 GPUs before).
+   */
+  @Test
+  void eachPreemptedTrainingJobIsChargedOnceToOnePod() {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    Map<Long, String> training = new LinkedHashMap<>();
+    for (String node : stack.gpuNodes()) {
+      training.put(sbatch("training", node), node);
+    }
+    await("training running on every GPU node")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                training.keySet().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    // four 2-GPU pods: Slurm may put several on one preempted node
+    List<String> names = List.of("small-0", "small-1", "small-2", "small-3");
+    for (String n : names) {
+      create(inferencePod(n, 2));
+    }
+    names.forEach(this::awaitBound);
+    List<Long> requeued =
+        training.keySet().stream()
+            .filter(id -> !slurm.job(id).map(Scenario::running).orElse(false))
+            .toList();
+    assertThat(requeued).as("Slurm preempted at least one training job").isNotEmpty();
+    // every Event names one victim; no victim is named twice (charged to two pods)
+    java.util.function.Supplier<List<Long>> charged =
+        () ->
+            names.stream()
+                .flatMap(n -> events(n).stream())
+                .filter(e -> e.getReason().equals("PreemptedSlurmJob"))
+                .map(e -> victimOf(e.getMessage()))
+                .toList();
+    await("the preemptions are charged")
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> !charged.get().isEmpty());
+    List<Long> victims = charged.get();
+    assertThat(victims).doesNotHaveDuplicates();
+    assertThat(requeued).containsAll(victims);
+    System.out.printf(
+        "[e2e] 4 pods, %d training job(s) requeued, %d charged, once each%n",
+        requeued.size(), victims.size());
+  }
+
+  /** The victim's job id in "Slurm preempted job N (…". */
+  static long victimOf(String message) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("Slurm preempted job (\\d+)").matcher(message);
+    if (!m.find()) {
+      throw new AssertionError("no victim in: " + message);
+    }
+    return Long.parseLong(m.group(1));
+  }
 }

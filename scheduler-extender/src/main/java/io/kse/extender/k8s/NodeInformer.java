@@ -39,12 +39,14 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                   public void onAdd(Node n) {
                     count.incrementAndGet();
                     names.observe(n.getMetadata().getName(), label(n));
+                    reportConflicts(names, n);
                     onChange.accept(n.getMetadata().getName());
                   }
 
                   @Override
                   public void onUpdate(Node old, Node n) {
                     names.observe(n.getMetadata().getName(), label(n));
+                    reportConflicts(names, n);
                     onChange.accept(n.getMetadata().getName());
                   }
 
@@ -55,6 +57,64 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                   }
                 },
                 0);
+  }
+
+  /** Conflicts already told (a Slurm node name → its claimants), so each is said once. */
+  private final java.util.Map<String, java.util.Set<String>> told =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Two Kubernetes nodes claiming one Slurm node: neither gets pods Slurm allocated there; the
+   * admin is told on each node (Warning Event) and in the log.
+   */
+  private void reportConflicts(NodeNames names, Node n) {
+    String slurm = names.slurm(n.getMetadata().getName());
+    java.util.Set<String> claimants = names.claimants(slurm);
+    if (claimants.size() < 2) {
+      told.remove(slurm);
+      return;
+    }
+    if (claimants.equals(told.put(slurm, claimants))) {
+      return;
+    }
+    String why =
+        "Slurm node "
+            + slurm
+            + " is claimed by Kubernetes nodes "
+            + claimants
+            + " (label "
+            + NodeNames.LABEL
+            + " or node name): no pod is placed on it until only one claims it";
+    LOG.warn("node_mapping_conflict slurmNode={} kubernetesNodes={}", slurm, claimants);
+    for (String k : claimants) {
+      try {
+        client
+            .v1()
+            .events()
+            .inNamespace("default")
+            .resource(
+                new io.fabric8.kubernetes.api.model.EventBuilder()
+                    .withNewMetadata()
+                    .withGenerateName(k + ".kse-")
+                    .withNamespace("default")
+                    .endMetadata()
+                    .withNewInvolvedObject()
+                    .withKind("Node")
+                    .withApiVersion("v1")
+                    .withName(k)
+                    .endInvolvedObject()
+                    .withType("Warning")
+                    .withReason("SlurmNodeMappingConflict")
+                    .withMessage(why)
+                    .withNewSource()
+                    .withComponent("kube-slurm-extender")
+                    .endSource()
+                    .build())
+            .create();
+      } catch (KubernetesClientException e) {
+        LOG.debug("node_event_failed node={} error={}", k, e.getMessage());
+      }
+    }
   }
 
   private static String label(Node n) {

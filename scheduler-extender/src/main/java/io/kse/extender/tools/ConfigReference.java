@@ -52,10 +52,11 @@ public final class ConfigReference {
     a.put(io.kse.policy.WellKnown.CONSTRAINT, "pod → override: Slurm feature constraint");
     a.put(io.kse.policy.WellKnown.NICE, "pod → override: Slurm nice value");
     a.put(WellKnown.JOB_ANNOTATION, "extender → pod: the Slurm job id of the pod's placeholder");
+    a.put(WellKnown.NODE_ANNOTATION, "extender → pod: the node Slurm allocated");
     a.put(
-        WellKnown.NODE_ANNOTATION,
-        "extender → pod: the node Slurm allocated; also a node label"
-            + " mapping a Kubernetes node to a differently named Slurm node");
+        io.kse.extender.k8s.NodeNames.LABEL,
+        "admin → node label: the Slurm node this Kubernetes node is, when the names differ"
+            + " (kubelets may not set this prefix; a Slurm node claimed twice maps to none)");
     return a;
   }
 
