@@ -118,7 +118,7 @@ public final class E2eStack {
   }
 
   public URI extenderUrl() {
-    return URI.create(env.getOrDefault("KSE_E2E_EXTENDER_URL", "http://127.0.0.1:8888"));
+    return URI.create(env.getOrDefault("KSE_E2E_EXTENDER_URL", "http://127.0.0.1:8889"));
   }
 
   /** Sends SIGKILL to the extender: no shutdown hook, no lease release. */

@@ -200,24 +200,39 @@ class PlacementE2E extends Scenario {
     assertThat(out)
         .contains("mutatingadmissionpolicy.admissionregistration.k8s.io/kse-scheduling-gate");
 
-    String as = "--as=system:serviceaccount:kube-slurm-extender:kse-scheduler";
+    // the extender's own account: exactly what its code calls
+    String as = "--as=system:serviceaccount:kube-slurm-extender:kse-extender";
     for (String allowed :
         List.of(
             "create pods/binding",
+            "patch pods",
             "patch pods/status",
             "create pods/eviction",
+            "delete pods",
             "patch nodes",
-            "create events")) {
+            "create events",
+            "create tokenreviews",
+            "create subjectaccessreviews")) {
       assertThat(canI(kubectl, as, allowed)).as(allowed).isTrue();
     }
     for (String denied :
         List.of(
             "get secrets",
             "create secrets",
+            "update pods",
+            "update nodes",
             "delete nodes",
+            "update persistentvolumes",
+            "update persistentvolumeclaims",
+            "create resourceclaims",
             "create deployments",
             "update clusterroles")) {
       assertThat(canI(kubectl, as, denied)).as(denied).isFalse();
+    }
+    // and kube-scheduler's account keeps what kube-scheduler needs
+    String scheduler = "--as=system:serviceaccount:kube-slurm-extender:kse-scheduler";
+    for (String allowed : List.of("create pods/binding", "update persistentvolumes")) {
+      assertThat(canI(kubectl, scheduler, allowed)).as("kse-scheduler: " + allowed).isTrue();
     }
   }
 

@@ -43,6 +43,9 @@ public record ExtenderConfig(
    * any mix of callers can make the service hold.
    */
   public record Http(
+      String opsHost,
+      int opsPort,
+      Optional<io.kse.extender.http.TlsFiles> tls,
       long bodyBytes,
       long inFlightBytes,
       int maxConnections,
@@ -54,8 +57,30 @@ public record ExtenderConfig(
 
   private static Map<String, String> variables() {
     Map<String, String> v = new LinkedHashMap<>();
-    v.put("KSE_HTTP_HOST", "listen address (default 0.0.0.0)");
-    v.put("KSE_HTTP_PORT", "listen port (default 8888)");
+    v.put(
+        "KSE_HTTP_HOST",
+        "listen address of the verbs (filter/prioritize/preempt/bind) (default 127.0.0.1:"
+            + " kube-scheduler runs in the same pod)");
+    v.put("KSE_HTTP_PORT", "listen port of the verbs (default 8888)");
+    v.put(
+        "KSE_HTTP_TLS_CERT_FILE",
+        "PEM certificate: serve the verbs over HTTPS (with KSE_HTTP_TLS_KEY_FILE and"
+            + " KSE_HTTP_TLS_CLIENT_CA_FILE), for a kube-scheduler that runs apart");
+    v.put("KSE_HTTP_TLS_KEY_FILE", "PEM private key of KSE_HTTP_TLS_CERT_FILE");
+    v.put(
+        "KSE_HTTP_TLS_CLIENT_CA_FILE",
+        "PEM CA: only clients with a certificate it signed may call the verbs");
+    v.put(
+        "KSE_HTTP_PLAINTEXT_ON_NETWORK",
+        "true: allow the verbs on a non-loopback address without TLS, so anyone who reaches the"
+            + " port can bind pods (default false)");
+    v.put(
+        "KSE_OPS_HOST",
+        "listen address of /healthz, /readyz, /metrics and /explain (default 0.0.0.0)");
+    v.put(
+        "KSE_OPS_PORT",
+        "listen port of /healthz, /readyz, /metrics and /explain; /explain answers loopback"
+            + " callers, others need a token allowed to get the pod (default 8889)");
     v.put(
         "KSE_SCHEDULER_NAME",
         "schedulerName of the pods this extender handles (default slurm-inference)");
@@ -140,7 +165,7 @@ public record ExtenderConfig(
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage().replace("\n", " "));
     }
-    String host = env.getOrDefault("KSE_HTTP_HOST", "0.0.0.0");
+    String host = env.getOrDefault("KSE_HTTP_HOST", "127.0.0.1");
     int port = number(env, "KSE_HTTP_PORT", 8888, 1, 65535, problems);
     String scheduler = env.getOrDefault("KSE_SCHEDULER_NAME", "slurm-inference");
     Path policy =
@@ -152,8 +177,45 @@ public record ExtenderConfig(
       problems.add("KSE_POLICY_FILE: required");
     }
     long reload = number(env, "KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000, problems);
+    List<String> tlsNames =
+        List.of("KSE_HTTP_TLS_CERT_FILE", "KSE_HTTP_TLS_KEY_FILE", "KSE_HTTP_TLS_CLIENT_CA_FILE");
+    long tlsSet = tlsNames.stream().filter(n -> !env.getOrDefault(n, "").isBlank()).count();
+    Optional<io.kse.extender.http.TlsFiles> tls = Optional.empty();
+    if (tlsSet == 3) {
+      io.kse.extender.http.TlsFiles t =
+          new io.kse.extender.http.TlsFiles(
+              Path.of(env.get("KSE_HTTP_TLS_CERT_FILE")),
+              Path.of(env.get("KSE_HTTP_TLS_KEY_FILE")),
+              Path.of(env.get("KSE_HTTP_TLS_CLIENT_CA_FILE")));
+      problems.addAll(t.problems());
+      tls = Optional.of(t);
+    } else if (tlsSet > 0) {
+      problems.add(tlsNames + ": set all three for HTTPS with client certificates, or none");
+    }
+    boolean plaintext =
+        parse(
+            env,
+            "KSE_HTTP_PLAINTEXT_ON_NETWORK",
+            false,
+            ExtenderConfig::bool,
+            "true or false",
+            problems);
+    if (tls.isEmpty() && !plaintext && !io.kse.extender.http.ExtenderServer.isLoopback(host)) {
+      problems.add(
+          "KSE_HTTP_HOST="
+              + host
+              + ": the verbs bind pods; off loopback they need TLS with client certificates"
+              + " (KSE_HTTP_TLS_*), or KSE_HTTP_PLAINTEXT_ON_NETWORK=true to accept the risk");
+    }
+    int opsPort = number(env, "KSE_OPS_PORT", 8889, 0, 65535, problems);
+    if (opsPort != 0 && opsPort == port) {
+      problems.add("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
+    }
     Http http =
         new Http(
+            env.getOrDefault("KSE_OPS_HOST", "0.0.0.0"),
+            opsPort,
+            tls,
             number(env, "KSE_HTTP_BODY_LIMIT_BYTES", 8 << 20, 1024, 256 << 20, problems),
             number(env, "KSE_HTTP_INFLIGHT_BYTES", 64 << 20, 1024, Integer.MAX_VALUE, problems),
             number(env, "KSE_HTTP_MAX_CONNECTIONS", 256, 1, 65_536, problems),

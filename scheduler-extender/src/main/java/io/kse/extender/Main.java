@@ -9,6 +9,7 @@ import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.http.HttpLimits;
 import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
+import io.kse.extender.k8s.KubeCallerCheck;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodInformer;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
@@ -54,9 +55,15 @@ public final class Main {
     private final Deque<Runnable> stops = new java.util.concurrent.ConcurrentLinkedDeque<>();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile int port;
+    private volatile int opsPort;
 
     void onStop(Runnable r) {
       stops.push(r);
+    }
+
+    /** The port of /healthz, /readyz, /metrics and /explain. */
+    public int opsPort() {
+      return opsPort;
     }
 
     public int port() {
@@ -254,17 +261,27 @@ public final class Main {
             synced,
             prometheus::scrape,
             explain::explain,
+            new KubeCallerCheck(kube, clock),
             limits,
             clock);
     svc.onStop(routes::close);
 
     Vertx vertx = Vertx.vertx();
     svc.onStop(() -> await(vertx.close()));
-    HttpServer server = await(routes.listen(vertx, cfg.host(), cfg.port()));
+    HttpServer ops = await(routes.listenOps(vertx, cfg.http().opsHost(), cfg.http().opsPort()));
+    svc.opsPort = ops.actualPort();
+    svc.onStop(() -> await(ops.shutdown(10, TimeUnit.SECONDS)));
+    HttpServer server = await(routes.listen(vertx, cfg.host(), cfg.port(), cfg.http().tls()));
     svc.port = server.actualPort();
     svc.onStop(() -> await(server.shutdown(10, TimeUnit.SECONDS)));
     svc.onStop(() -> accepting.set(false)); // first: stop being ready
-    LOG.info("listening host={} port={}", cfg.host(), server.actualPort());
+    LOG.info(
+        "listening host={} port={} tls={} opsHost={} opsPort={}",
+        cfg.host(),
+        server.actualPort(),
+        cfg.http().tls().isPresent(),
+        cfg.http().opsHost(),
+        ops.actualPort());
 
     // Slurm may not be reachable yet: keep trying in the background; health stays up, ready does
     // not

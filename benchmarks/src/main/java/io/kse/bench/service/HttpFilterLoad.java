@@ -60,6 +60,7 @@ public final class HttpFilterLoad {
             () -> true,
             () -> "",
             p -> Optional.empty(),
+            io.kse.extender.k8s.CallerCheck.nobody(),
             HttpLimits.forTests(64L * 1024 * 1024),
             java.time.Clock.systemUTC());
     Vertx vertx = Vertx.vertx();

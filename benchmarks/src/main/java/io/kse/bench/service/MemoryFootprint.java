@@ -67,7 +67,8 @@ public final class MemoryFootprint {
                   Path.of(stack.env("KSE_E2E_LOG_DIR"), "extender-memory.log").toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("KSE_"));
       pb.environment().put("KUBECONFIG", stack.env("KSE_E2E_EXTENDER_KUBECONFIG"));
-      pb.environment().put("KSE_HTTP_PORT", Integer.toString(PORT));
+      pb.environment().put("KSE_HTTP_PORT", Integer.toString(PORT + 1));
+      pb.environment().put("KSE_OPS_PORT", Integer.toString(PORT));
       p = pb.start();
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
       while (!ready() && System.nanoTime() < deadline) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
+import io.kse.extender.k8s.CallerCheck;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.extender.wire.PodRef;
 import io.vertx.core.Future;
@@ -11,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -25,8 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP surface: kube-scheduler's extender/v1 verbs plus health, readiness, metrics and explain.
- * Verbs answer 200 with the protocol's own {@code Error} field when a request parses but cannot be
+ * The HTTP surface, on two listeners. The verbs (kube-scheduler's extender/v1 filter, prioritize,
+ * preempt, bind) listen on loopback by default, since kube-scheduler runs in the same pod, or over
+ * HTTPS with client certificates when it does not ({@link TlsFiles}). Health, readiness, metrics
+ * and explain listen on their own port; explain answers loopback callers, and others only with a
+ * bearer token of someone Kubernetes lets read pods in that namespace ({@link CallerCheck}). Verbs
+ * answer 200 with the protocol's own {@code Error} field when a request parses but cannot be
  * decided; unreadable bodies get 400 naming the problem. Every request is received within {@link
  * HttpLimits} and computed off the event loop, so no caller can exhaust memory or stall the rest.
  */
@@ -39,12 +45,17 @@ public final class ExtenderServer implements AutoCloseable {
   private final BooleanSupplier ready;
   private final Supplier<String> scrape;
   private final Function<PodRef, Optional<JsonNode>> explain;
+  private final CallerCheck callers;
   private final HttpLimits limits;
   private final Clock clock;
   private final ExecutorService verbPool;
   private final ExecutorService bindPool;
+  private final ExecutorService opsPool;
   private final AtomicInteger connections = new AtomicInteger();
   private volatile BoundedBody body;
+
+  /** Callers trusted without a token: the pod itself. Tests of the token path trust nobody. */
+  private volatile java.util.function.Predicate<String> trusted = ExtenderServer::isLoopback;
 
   static final String NOT_SYNCED = FilterRoutes.NOT_SYNCED;
 
@@ -56,6 +67,7 @@ public final class ExtenderServer implements AutoCloseable {
       BooleanSupplier synced,
       Supplier<String> scrape,
       Function<PodRef, Optional<JsonNode>> explain,
+      CallerCheck callers,
       HttpLimits limits,
       Clock clock) {
     this.filterRoutes = new FilterRoutes(filter, synced, limits.maxNodeNames());
@@ -64,10 +76,12 @@ public final class ExtenderServer implements AutoCloseable {
     this.ready = ready;
     this.scrape = scrape;
     this.explain = explain;
+    this.callers = callers;
     this.limits = limits;
     this.clock = clock;
     this.verbPool = bounded("kse-verb", limits.verbThreads(), limits.queuedVerbs());
     this.bindPool = bounded("kse-bind", limits.bindThreads(), limits.queuedVerbs());
+    this.opsPool = bounded("kse-ops", 1, limits.queuedVerbs());
   }
 
   private static ExecutorService bounded(String name, int threads, int queue) {
@@ -81,29 +95,51 @@ public final class ExtenderServer implements AutoCloseable {
         new ThreadPoolExecutor.AbortPolicy());
   }
 
-  /** Serves on {@code host:port} (0: any free port) with the connection limits applied. */
-  public Future<HttpServer> listen(Vertx vertx, String host, int port) {
-    HttpServerOptions options =
-        new HttpServerOptions()
-            .setHost(host)
-            .setPort(port)
-            // kube-scheduler speaks HTTP/1.1 to extenders; without h2c detection a connection is
-            // counted (and limited) as soon as it opens, not after its first bytes
-            .setHttp2ClearTextEnabled(false)
-            .setIdleTimeout((int) limits.idleTimeout().toSeconds())
-            .setIdleTimeoutUnit(TimeUnit.SECONDS);
+  /**
+   * Serves the verbs on {@code host:port} (0: any free port) with the connection limits applied;
+   * over HTTPS requiring a client certificate when {@code tls} is given.
+   */
+  public Future<HttpServer> listen(Vertx vertx, String host, int port, Optional<TlsFiles> tls) {
+    HttpServerOptions options = options(host, port);
+    tls.ifPresent(t -> t.apply(options));
     return vertx
         .createHttpServer(options)
-        .connectionHandler(
-            conn -> {
-              if (connections.incrementAndGet() > limits.maxConnections()) {
-                metrics.refused("TooManyConnections");
-                conn.close();
-              }
-              conn.closeHandler(v -> connections.decrementAndGet());
-            })
-        .requestHandler(router(vertx))
+        .connectionHandler(this::limitConnections)
+        .requestHandler(verbRouter(vertx))
         .listen();
+  }
+
+  /** Plain HTTP verbs (tests, benchmarks, loopback). */
+  public Future<HttpServer> listen(Vertx vertx, String host, int port) {
+    return listen(vertx, host, port, Optional.empty());
+  }
+
+  /** Serves health, readiness, metrics and explain on {@code host:port}. */
+  public Future<HttpServer> listenOps(Vertx vertx, String host, int port) {
+    return vertx
+        .createHttpServer(options(host, port))
+        .connectionHandler(this::limitConnections)
+        .requestHandler(opsRouter(vertx))
+        .listen();
+  }
+
+  private HttpServerOptions options(String host, int port) {
+    return new HttpServerOptions()
+        .setHost(host)
+        .setPort(port)
+        // kube-scheduler speaks HTTP/1.1 to extenders; without h2c detection a connection is
+        // counted (and limited) as soon as it opens, not after its first bytes
+        .setHttp2ClearTextEnabled(false)
+        .setIdleTimeout((int) limits.idleTimeout().toSeconds())
+        .setIdleTimeoutUnit(TimeUnit.SECONDS);
+  }
+
+  private void limitConnections(io.vertx.core.http.HttpConnection conn) {
+    if (connections.incrementAndGet() > limits.maxConnections()) {
+      metrics.refused("TooManyConnections");
+      conn.close();
+    }
+    conn.closeHandler(v -> connections.decrementAndGet());
   }
 
   /** Body bytes held right now over every connection. */
@@ -111,7 +147,7 @@ public final class ExtenderServer implements AutoCloseable {
     return body == null ? 0 : body.inFlightBytes();
   }
 
-  Router router(Vertx vertx) {
+  Router verbRouter(Vertx vertx) {
     Router r = Router.router(vertx);
     body = new BoundedBody(vertx, limits, metrics);
     VerbRunner verbs = new VerbRunner(verbPool, metrics, clock);
@@ -124,6 +160,12 @@ public final class ExtenderServer implements AutoCloseable {
         .handler(body)
         .handler(ctx -> verbs.run(ctx, "preempt", filterRoutes::preempt));
     r.post("/bind").handler(body).handler(ctx -> binds.run(ctx, "bind", bindRoute::bind));
+    errors(r);
+    return r;
+  }
+
+  Router opsRouter(Vertx vertx) {
+    Router r = Router.router(vertx);
     r.get("/healthz").handler(ctx -> ctx.response().end("ok"));
     r.get("/readyz")
         .handler(
@@ -139,22 +181,83 @@ public final class ExtenderServer implements AutoCloseable {
                 ctx.response()
                     .putHeader("Content-Type", "text/plain; version=0.0.4")
                     .end(scrape.get()));
-    r.get("/explain/:namespace/:pod")
-        .handler(
-            ctx -> {
-              String ns = ctx.pathParam("namespace");
-              String name = ctx.pathParam("pod");
-              Optional<JsonNode> e = explain.apply(new PodRef(ns, name, ""));
-              if (e.isEmpty()) {
-                Responses.problem(
-                    ctx,
-                    404,
-                    "NotFound",
-                    "no pod " + ns + "/" + name + " of this scheduler is known");
-              } else {
-                Responses.json(ctx, 200, Responses.utf8(e.get().toPrettyString()));
-              }
-            });
+    r.get("/explain/:namespace/:pod").handler(this::explain);
+    errors(r);
+    return r;
+  }
+
+  /** Loopback callers are trusted (the pod itself); others must be allowed to read its pods. */
+  private void explain(RoutingContext ctx) {
+    String ns = ctx.pathParam("namespace");
+    if (ctx.request().remoteAddress() != null
+        && trusted.test(ctx.request().remoteAddress().hostAddress())) {
+      explainNow(ctx, ns);
+      return;
+    }
+    String auth = ctx.request().getHeader("Authorization");
+    String token =
+        auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? auth.substring(7).trim()
+            : "";
+    if (token.isEmpty()) {
+      Responses.problem(
+          ctx,
+          401,
+          "Unauthorized",
+          "explain needs a bearer token of someone who may get pods in " + ns);
+      return;
+    }
+    io.vertx.core.Context loop = Vertx.currentContext();
+    try {
+      opsPool.execute(
+          () -> {
+            CallerCheck.Verdict v = callers.mayReadPods(token, ns);
+            loop.runOnContext(
+                x -> {
+                  switch (v) {
+                    case ALLOWED -> explainNow(ctx, ns);
+                    case FORBIDDEN ->
+                        Responses.problem(
+                            ctx, 403, "Forbidden", "the caller may not get pods in " + ns);
+                    default ->
+                        Responses.problem(ctx, 401, "Unauthorized", "the token is not valid");
+                  }
+                });
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      Responses.problem(ctx, 503, "Busy", "the extender is busy; retry");
+    }
+  }
+
+  private void explainNow(RoutingContext ctx, String ns) {
+    String name = ctx.pathParam("pod");
+    Optional<JsonNode> e = explain.apply(new PodRef(ns, name, ""));
+    if (e.isEmpty()) {
+      Responses.problem(
+          ctx, 404, "NotFound", "no pod " + ns + "/" + name + " of this scheduler is known");
+    } else {
+      Responses.json(ctx, 200, Responses.utf8(e.get().toPrettyString()));
+    }
+  }
+
+  /** For tests: no address is trusted, so every explain call needs a token. */
+  void trustNoAddress() {
+    trusted = a -> false;
+  }
+
+  void trustLoopbackForTests() {
+    trusted = ExtenderServer::isLoopback;
+  }
+
+  public static boolean isLoopback(String address) {
+    try {
+      return java.net.InetAddress.getByName(address).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private static void errors(Router r) {
     r.errorHandler(
         404,
         ctx ->
@@ -177,12 +280,12 @@ public final class ExtenderServer implements AutoCloseable {
           LOG.error("http_request_failed path={}", ctx.request().path(), ctx.failure());
           Responses.problem(ctx, 500, "InternalError", "internal error; see the extender's log");
         });
-    return r;
   }
 
   @Override
   public void close() {
     verbPool.shutdownNow();
     bindPool.shutdownNow();
+    opsPool.shutdownNow();
   }
 }

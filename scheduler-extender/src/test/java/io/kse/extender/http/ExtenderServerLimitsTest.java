@@ -92,6 +92,7 @@ class ExtenderServerLimitsTest {
             () -> true,
             () -> "",
             p -> Optional.empty(),
+            io.kse.extender.k8s.CallerCheck.nobody(),
             limits,
             Clock.systemUTC());
     vertx = Vertx.vertx();

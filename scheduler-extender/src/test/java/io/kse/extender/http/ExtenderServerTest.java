@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
+import io.kse.extender.k8s.CallerCheck;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
@@ -48,6 +49,8 @@ class ExtenderServerTest {
           .build();
   static Vertx vertx;
   static HttpServer server;
+  static HttpServer ops;
+  static ExtenderServer server0;
   static final FakeSlurm fake = new FakeSlurm();
   static final FakeSlurmClient slurm = fake.client;
   static final SlurmStateCache cache = fake.cache;
@@ -82,22 +85,34 @@ class ExtenderServerTest {
           }
         };
     ExtenderServer s =
-        new ExtenderServer(
-            new FilterService(cache, reg, names, p -> {}),
-            new BindService(cache, pods, names, binder, noActions, p -> {}),
-            new ExtenderMetrics(registry),
-            cache::synced,
-            SYNCED::get,
-            () -> "# metrics\nkse_up 1\n",
-            p ->
-                p.name().equals("llm-0")
-                    ? Optional.of(JSON.createObjectNode().put("tier", "inference"))
-                    : Optional.empty(),
-            HttpLimits.forTests(64 * 1024),
-            Clock.systemUTC());
+        server0 =
+            new ExtenderServer(
+                new FilterService(cache, reg, names, p -> {}),
+                new BindService(cache, pods, names, binder, noActions, p -> {}),
+                new ExtenderMetrics(registry),
+                cache::synced,
+                SYNCED::get,
+                () -> "# metrics\nkse_up 1\n",
+                p ->
+                    p.name().equals("llm-0")
+                        ? Optional.of(JSON.createObjectNode().put("tier", "inference"))
+                        : Optional.empty(),
+                (token, namespace) ->
+                    token.equals("good")
+                        ? CallerCheck.Verdict.ALLOWED
+                        : token.equals("other")
+                            ? CallerCheck.Verdict.FORBIDDEN
+                            : CallerCheck.Verdict.UNAUTHENTICATED,
+                HttpLimits.forTests(64 * 1024),
+                Clock.systemUTC());
     vertx = Vertx.vertx();
     server =
         s.listen(vertx, "127.0.0.1", 0)
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    ops =
+        s.listenOps(vertx, "127.0.0.1", 0)
             .toCompletionStage()
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
@@ -121,7 +136,7 @@ class ExtenderServerTest {
 
   static HttpResponse<String> call(String method, String path, String body) throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.actualPort() + path));
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + portFor(path) + path));
     b.method(
         method,
         body == null
@@ -129,6 +144,13 @@ class ExtenderServerTest {
             : HttpRequest.BodyPublishers.ofString(body));
     return http.send(
         b.header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The verbs on their listener, everything else on the ops listener. */
+  static int portFor(String path) {
+    return List.of("/filter", "/prioritize", "/preempt", "/bind").contains(path)
+        ? server.actualPort()
+        : ops.actualPort();
   }
 
   static String args(String... nodes) throws Exception {
@@ -280,5 +302,37 @@ class ExtenderServerTest {
     HttpResponse<String> r = call("GET", "/nope", null);
     assertThat(r.statusCode()).isEqualTo(404);
     assertThat(r.body()).contains("no route GET /nope");
+    assertThat(call("POST", "/filter-nope", "{}").statusCode()).isEqualTo(404);
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + server.actualPort() + "/metrics"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .as("the verbs' listener serves the verbs only")
+        .isEqualTo(404);
+  }
+
+  @Test
+  void explainOffLoopbackNeedsATokenAllowedToReadThePods() throws Exception {
+    // the records name pod UIDs, job ids and nodes: not for anyone who reaches the port
+    server0.trustNoAddress();
+    String url = "http://127.0.0.1:" + ops.actualPort() + "/explain/serving/llm-0";
+    assertThat(get(url, null).statusCode()).isEqualTo(401);
+    assertThat(get(url, "Bearer bad").statusCode()).isEqualTo(401);
+    assertThat(get(url, "Bearer other").statusCode()).isEqualTo(403);
+    HttpResponse<String> ok = get(url, "Bearer good");
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.body()).contains("\"tier\" : \"inference\"");
+    server0.trustLoopbackForTests();
+  }
+
+  static HttpResponse<String> get(String url, String authorization) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

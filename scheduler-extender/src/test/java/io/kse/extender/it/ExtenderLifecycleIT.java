@@ -61,6 +61,8 @@ class ExtenderLifecycleIT {
                 "127.0.0.1",
                 "KSE_HTTP_PORT",
                 "18888",
+                "KSE_OPS_PORT",
+                "18887",
                 "KSE_POLICY_FILE",
                 policy.toString(),
                 "KSE_PLACEHOLDER_WORKDIR",
@@ -101,9 +103,10 @@ class ExtenderLifecycleIT {
     cluster.cancelAll();
   }
 
+  /** Health, readiness, metrics and explain: the ops listener. */
   static HttpResponse<String> get(String path) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path)).build(),
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.opsPort() + path)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 

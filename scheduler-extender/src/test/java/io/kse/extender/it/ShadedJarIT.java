@@ -81,10 +81,18 @@ class ShadedJarIT {
     // the service refuses unknown KSE_* settings: none of the build's own (./kse sets some) leak in
     // — found when CI ran this test under ./kse test
     pb.environment().keySet().removeIf(k -> k.startsWith("KSE_"));
-    pb.environment().putAll(Map.of("KUBECONFIG", kubeconfig.toString(), "KSE_HTTP_PORT", "18889"));
+    pb.environment()
+        .putAll(
+            Map.of(
+                "KUBECONFIG",
+                kubeconfig.toString(),
+                "KSE_HTTP_PORT",
+                "18889",
+                "KSE_OPS_PORT",
+                "18890"));
     Process p = pb.start();
     try {
-      String base = "http://127.0.0.1:18889";
+      String base = "http://127.0.0.1:18890"; // health, readiness, metrics: the ops listener
       await().atMost(Duration.ofSeconds(120)).until(() -> status(base + "/readyz") == 200);
       assertThat(status(base + "/healthz")).isEqualTo(200);
       assertThat(body(base + "/metrics"))
