@@ -131,6 +131,14 @@ public final class E2eStack {
     run(Duration.ofMinutes(3), "extender-start");
   }
 
+  /**
+   * Switches the slurm-inference kube-scheduler's calls to the extender to HTTPS with client
+   * certificates (on) or back to loopback HTTP (off); restarts both and waits until ready.
+   */
+  public void verbsTls(boolean on) {
+    run(Duration.ofMinutes(3), "verbs-tls", on ? "on" : "off");
+  }
+
   public String env(String key) {
     String v = env.get(key);
     if (v == null) {
@@ -140,11 +148,13 @@ public final class E2eStack {
   }
 
   /** Runs {@code e2e/cluster/stack COMMAND}; returns its stdout. */
-  private static String run(Duration timeout, String command) {
+  private static String run(Duration timeout, String... command) {
     // testing/slurm/slurm-cluster → the repository root
     Path repo = LocalSlurmCluster.script().getParent().getParent().getParent();
-    return LocalSlurmCluster.run(
-        List.of(repo.resolve("e2e/cluster/stack").toString(), command), timeout, Map.of());
+    List<String> cmd =
+        new java.util.ArrayList<>(List.of(repo.resolve("e2e/cluster/stack").toString()));
+    cmd.addAll(List.of(command));
+    return LocalSlurmCluster.run(cmd, timeout, Map.of());
   }
 
   private static String read(Path file) {

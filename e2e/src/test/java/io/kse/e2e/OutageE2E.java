@@ -97,16 +97,6 @@ class OutageE2E extends Scenario {
         .untilAsserted(() -> assertThat(slurmNode(node).isDraining()).isFalse());
   }
 
-  private void setUnschedulable(String node, boolean unschedulable) {
-    kube.nodes()
-        .withName(node)
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(unschedulable ? true : null);
-              return n;
-            });
-  }
-
   private SlurmNode slurmNode(String name) {
     return slurm.nodes().stream()
         .filter(n -> n.name().equals(name))

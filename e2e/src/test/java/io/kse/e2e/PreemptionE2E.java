@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.slurm.SlurmJob;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,16 +18,7 @@ class PreemptionE2E extends Scenario {
   @Test
   void inferencePodPreemptsTrainingThroughSlurm() {
     assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
-    Map<Long, String> training = new LinkedHashMap<>(); // job id -> its node
-    for (String node : stack.gpuNodes()) {
-      training.put(sbatch("training", node), node);
-    }
-    await("training running on every GPU node")
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                training.keySet().stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    Map<Long, String> training = busyEveryGpuNode("training"); // job id -> its node
 
     long created = System.nanoTime();
     Pod pod = create(inferencePod("llm-urgent", 8));
@@ -73,16 +63,7 @@ class PreemptionE2E extends Scenario {
   @Test
   void eachPreemptedTrainingJobIsChargedOnceToOnePod() {
     assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
-    Map<Long, String> training = new LinkedHashMap<>();
-    for (String node : stack.gpuNodes()) {
-      training.put(sbatch("training", node), node);
-    }
-    await("training running on every GPU node")
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                training.keySet().stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    Map<Long, String> training = busyEveryGpuNode("training");
     // four 2-GPU pods: Slurm may put several on one preempted node
     List<String> names = List.of("small-0", "small-1", "small-2", "small-3");
     for (String n : names) {

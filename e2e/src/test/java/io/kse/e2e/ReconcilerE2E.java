@@ -140,15 +140,7 @@ class ReconcilerE2E extends Scenario {
   @Test
   void aPendingPodSaysWhyAndGetsANewJobWhenItsOwnIsCancelledFromOutside() {
     // every GPU node busy with work of the pod's own tier: Slurm can preempt none of it
-    for (String node : stack.gpuNodes()) {
-      sbatch("inference", node);
-    }
-    await()
-        .atMost(CONVERGE)
-        .until(
-            () ->
-                jobs().stream().filter(j -> j.name().equals("e2e-inference") && running(j)).count()
-                    == stack.gpuNodes().size());
+    busyEveryGpuNode("inference");
     Pod p = create(inferencePod("waiter", 8));
     String uid = p.getMetadata().getUid();
     await("a pending placeholder")
@@ -236,15 +228,5 @@ class ReconcilerE2E extends Scenario {
     } finally {
       setUnschedulable(node, false);
     }
-  }
-
-  void setUnschedulable(String node, boolean unschedulable) {
-    kube.nodes()
-        .withName(node)
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(unschedulable ? true : null);
-              return n;
-            });
   }
 }

@@ -194,6 +194,34 @@ abstract class Scenario {
     return id;
   }
 
+  /** What {@code kubectl cordon} (true) and {@code uncordon} (false) do. */
+  void setUnschedulable(String node, boolean unschedulable) {
+    kube.nodes()
+        .withName(node)
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(unschedulable ? true : null);
+              return n;
+            });
+  }
+
+  /**
+   * An exclusive sbatch job in {@code partition} on every GPU node, running; returns job id → node.
+   */
+  Map<Long, String> busyEveryGpuNode(String partition) {
+    Map<Long, String> jobs = new java.util.LinkedHashMap<>();
+    for (String node : stack.gpuNodes()) {
+      jobs.put(sbatch(partition, node), node);
+    }
+    await(partition + " jobs running on every GPU node")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                jobs.keySet().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    return jobs;
+  }
+
   static boolean running(SlurmJob j) {
     return j.state() == JobState.RUNNING;
   }

@@ -99,9 +99,12 @@ class ShadedJarIT {
           .contains("kse_slurm_cache_age_seconds")
           .contains("kse_slurm_request_duration_seconds");
       assertThat(status(base + "/explain/serving/nope")).isEqualTo(404);
-      assertThat(body(base + "/filter"))
-          .as("GET on a POST route")
+      assertThat(body("http://127.0.0.1:18889/filter"))
+          .as("GET on a POST route of the verbs' listener")
           .contains("not allowed on /filter");
+      assertThat(status("http://127.0.0.1:18889/metrics"))
+          .as("the verbs' listener serves nothing else")
+          .isEqualTo(404);
     } finally {
       p.destroy(); // SIGTERM: the shutdown hook stops readiness, the server, informers and the
       // client

@@ -18,8 +18,8 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.kse.slurm.testing.FakeSlurmClient;
+import io.kse.slurm.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,7 +60,7 @@ class PlacementReconcilerTest {
       new io.kse.extender.metrics.ExtenderMetrics(meters);
   final Map<String, Pod> pods = new ConcurrentHashMap<>();
   final List<String> actions = new ArrayList<>();
-  final MutableClock clock = new MutableClock();
+  final MutableClock clock = new MutableClock(Instant.now());
   final java.util.concurrent.atomic.AtomicBoolean writer =
       new java.util.concurrent.atomic.AtomicBoolean(true);
   final Map<String, KubeNodes.KubeNode> nodes = new ConcurrentHashMap<>();
@@ -152,30 +152,6 @@ class PlacementReconcilerTest {
 
     @Override
     public void untaint(String node) {}
-  }
-
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    Instant now = Instant.now();
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return java.time.ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
   }
 
   /** Runs tasks on the calling thread, so tests see their effects at once. */

@@ -2,9 +2,7 @@ package io.kse.extender.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
+import io.kse.slurm.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 class UntrustedTest {
@@ -32,27 +30,8 @@ class UntrustedTest {
     for (int i = 0; i < 1000; i++) {
       assertThat(b.admit()).isEqualTo(-1);
     }
-    clock.now = clock.now.plusMillis(1000);
+    clock.advance(java.time.Duration.ofMillis(1000));
     assertThat(b.admit()).as("the next line says how many were dropped").isEqualTo(1000);
     assertThat(b.admit()).isZero();
-  }
-
-  static final class MutableClock extends Clock {
-    Instant now = Instant.parse("2026-11-24T06:00:00Z");
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -9,11 +9,9 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmUnavailableException;
 import io.kse.slurm.testing.FakeSlurmClient;
+import io.kse.slurm.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -122,26 +120,4 @@ class SlurmStateCacheTest {
   }
 
   /** A clock tests move by hand. */
-  static final class MutableClock extends Clock {
-    private Instant now = Instant.parse("2026-11-22T06:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 }
