@@ -120,9 +120,30 @@ public final class Main {
       System.exit(2);
       return;
     }
-    Service s = start(config, new KubernetesClientBuilder().build(), Clock.systemUTC());
+    Service s;
+    try {
+      s = start(config, new KubernetesClientBuilder().build(), Clock.systemUTC());
+    } catch (Exception | Error e) {
+      // e.g. the port is taken: never live on without a listener
+      LOG.error("startup_failed error={}", e.toString(), e);
+      System.err.println("kse-scheduler-extender: cannot start: " + rootCause(e));
+      System.exit(1);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(s::close, "kse-shutdown"));
   }
+
+  /** The innermost cause's message: what an operator needs in one line. */
+  static String rootCause(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
+  /** How long the Slurm cache and pod informer may take to sync before the process gives up. */
+  static final java.time.Duration SYNC_LIMIT = java.time.Duration.ofMinutes(5);
 
   static String version() {
     String v = Main.class.getPackage().getImplementationVersion();
@@ -319,9 +340,18 @@ public final class Main {
         };
     Thread connector =
         new Thread(
-            () ->
+            () -> {
+              try {
                 connect(
-                    cfg, slurm, prometheus, cache, pods, reconciler, becomeWriter, startNodeSync),
+                    cfg, slurm, prometheus, cache, pods, reconciler, becomeWriter, startNodeSync);
+              } catch (RuntimeException | Error e) {
+                // a service that can never become ready must not look alive: exit, the kubelet
+                // restarts it and the operator sees the one line why
+                LOG.error("startup_failed phase=connect error={}", e.toString(), e);
+                System.err.println("kse-scheduler-extender: cannot start: " + rootCause(e));
+                System.exit(1);
+              }
+            },
             "kse-slurm-connect");
     connector.setDaemon(true);
     connector.start();
@@ -357,7 +387,18 @@ public final class Main {
     cache.start();
     pods.start(reconciler::onPod, reconciler::onPodDeleted);
     // restart safety: once both views are complete, cancel placeholders whose pod is gone
+    long deadline = System.nanoTime() + SYNC_LIMIT.toNanos();
     while (!(cache.synced() && pods.synced())) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "not synced within "
+                + SYNC_LIMIT.toMinutes()
+                + " min (Slurm cache synced: "
+                + cache.synced()
+                + ", pod informer synced: "
+                + pods.synced()
+                + ")");
+      }
       sleep(100);
     }
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());

@@ -94,6 +94,15 @@ public record SlurmConfig(
     Duration backoff = r.millis("KSE_SLURM_RETRY_BACKOFF_MS", 200);
     Duration open = r.millis("KSE_SLURM_CIRCUIT_OPEN_MS", 5000);
     Optional<Path> ca = r.optional("KSE_SLURM_CA_FILE", Path::of);
+    // a bad CA file is a configuration error, said at start, not a connector thread dying later
+    ca.ifPresent(
+        f -> {
+          try {
+            SlurmClients.trusting(f);
+          } catch (IllegalArgumentException e) {
+            problems.add("KSE_SLURM_CA_FILE=" + f + ": " + e.getMessage());
+          }
+        });
     Duration poll = r.millis("KSE_SLURM_POLL_INTERVAL_MS", 500);
     Duration resync = r.millis("KSE_SLURM_RESYNC_INTERVAL_MS", 30000);
     if (!problems.isEmpty()) {

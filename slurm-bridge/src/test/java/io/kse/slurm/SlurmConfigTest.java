@@ -46,6 +46,22 @@ class SlurmConfigTest {
   }
 
   @Test
+  void aBadCaFileIsRefusedAtConfigurationTime(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    // it killed the connector thread at run time: the service stayed up and never ready
+    java.nio.file.Path ca = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "not a cert");
+    assertThatThrownBy(
+            () ->
+                SlurmConfig.fromEnv(
+                    Map.of(
+                        "KSE_SLURM_URL", "https://slurm:6820",
+                        "KSE_SLURM_JWT", "t",
+                        "KSE_SLURM_CA_FILE", ca.toString())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("KSE_SLURM_CA_FILE=" + ca);
+  }
+
+  @Test
   void neverPrintsTheToken() {
     SlurmConfig c =
         SlurmConfig.fromEnv(Map.of("KSE_SLURM_URL", "http://h:1", "KSE_SLURM_JWT", "secret-token"));

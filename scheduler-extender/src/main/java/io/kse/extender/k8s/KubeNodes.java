@@ -14,9 +14,9 @@ public interface KubeNodes {
 
   Optional<KubeNode> node(String name);
 
-  /** Adds (or updates) our NoSchedule taint with this value. */
-  void taint(String node, String value);
+  /** Adds (or updates) our NoSchedule taint with this value; false when the API refused. */
+  boolean taint(String node, String value);
 
-  /** Removes our taint, and only ours. */
-  void untaint(String node);
+  /** Removes our taint, and only ours; false when the API refused. */
+  boolean untaint(String node);
 }

@@ -159,8 +159,8 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
   }
 
   @Override
-  public void taint(String node, String value) {
-    edit(
+  public boolean taint(String node, String value) {
+    return edit(
         node,
         n -> {
           List<Taint> taints =
@@ -178,8 +178,8 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
   }
 
   @Override
-  public void untaint(String node) {
-    edit(
+  public boolean untaint(String node) {
+    return edit(
         node,
         n -> {
           if (n.getSpec().getTaints() != null) {
@@ -190,7 +190,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
         });
   }
 
-  private void edit(String node, Consumer<Node> change) {
+  private boolean edit(String node, Consumer<Node> change) {
     try {
       client
           .nodes()
@@ -203,8 +203,10 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                 change.accept(n);
                 return n;
               });
+      return true;
     } catch (KubernetesClientException e) {
       LOG.warn("node_edit_failed node={} error={}", node, e.getMessage());
+      return false;
     }
   }
 

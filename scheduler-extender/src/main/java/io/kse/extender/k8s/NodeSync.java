@@ -90,16 +90,21 @@ public final class NodeSync {
     boolean unavailable = s.get().isUnavailable() && !ourDrain;
     String value = s.get().state() + (s.get().isDraining() ? "-drain" : "");
     if (unavailable && !k.get().ourTaint().equals(Optional.of(value))) {
-      kube.taint(kubeNode, value);
+      boolean done = kube.taint(kubeNode, value);
       LOG.info(
-          "node_tainted node={} slurmNode={} slurmState={} slurmReason=\"{}\"",
+          "{} node={} slurmNode={} slurmState={} slurmReason=\"{}\"",
+          done ? "node_tainted" : "node_taint_failed",
           kubeNode,
           slurmName,
           value,
           s.get().reason());
     } else if (!unavailable && k.get().ourTaint().isPresent()) {
-      kube.untaint(kubeNode);
-      LOG.info("node_untainted node={} slurmNode={}", kubeNode, slurmName);
+      boolean done = kube.untaint(kubeNode);
+      LOG.info(
+          "{} node={} slurmNode={}",
+          done ? "node_untainted" : "node_untaint_failed",
+          kubeNode,
+          slurmName);
     }
   }
 }

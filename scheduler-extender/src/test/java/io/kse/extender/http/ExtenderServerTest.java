@@ -57,6 +57,7 @@ class ExtenderServerTest {
   static final List<String> binds = new ArrayList<>();
   static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   static PodBinder.Result bindResult = PodBinder.Result.BOUND;
+  static volatile boolean bindCrashes;
   static final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -67,6 +68,9 @@ class ExtenderServerTest {
     PodActions noActions = PodActions.none();
     PodBinder binder =
         (pod, node) -> {
+          if (bindCrashes) {
+            throw new IllegalStateException("binder boom");
+          }
           binds.add(pod + "@" + node);
           return new PodBinder.Outcome(bindResult, bindResult.name());
         };
@@ -87,7 +91,15 @@ class ExtenderServerTest {
     ExtenderServer s =
         server0 =
             new ExtenderServer(
-                new FilterService(cache, reg, names, p -> {}),
+                new FilterService(
+                    cache,
+                    reg,
+                    names,
+                    p -> {
+                      if (p.name().equals("crash")) {
+                        throw new IllegalStateException("boom");
+                      }
+                    }),
                 new BindService(cache, pods, names, binder, noActions, p -> {}),
                 new ExtenderMetrics(registry),
                 cache::synced,
@@ -132,6 +144,7 @@ class ExtenderServerTest {
     SYNCED.set(true);
     binds.clear();
     bindResult = PodBinder.Result.BOUND;
+    bindCrashes = false;
   }
 
   static HttpResponse<String> call(String method, String path, String body) throws Exception {
@@ -256,6 +269,34 @@ class ExtenderServerTest {
     assertThat(JSON.readTree(call("POST", "/bind", otherUid).body()).get("Error").asText())
         .contains("is known");
     assertThat(binds).isEmpty();
+  }
+
+  @Test
+  void aCrashInsideAVerbIsA500MeteredAsErrorNotABadRequest() throws Exception {
+    // a crash in /bind became "kse: bind crashed" with no log line; one in /filter was metered
+    // as bad_request
+    HttpResponse<String> f =
+        call(
+            "POST",
+            "/filter",
+            "{\"Pod\":{\"metadata\":{\"name\":\"crash\",\"namespace\":\"serving\",\"uid\":\"u-c\"}},"
+                + "\"NodeNames\":[\"gpu-node-0\"]}");
+    assertThat(f.statusCode()).isEqualTo(500);
+    assertThat(f.body()).contains("internal error; see the extender's log").doesNotContain("boom");
+    assertThat(registry.get("kse.filter.duration").tag("outcome", "error").timer().count())
+        .isEqualTo(1);
+    allocated("gpu-node-1");
+    bindCrashes = true;
+    HttpResponse<String> b =
+        call(
+            "POST",
+            "/bind",
+            "{\"PodName\":\"llm-0\",\"PodNamespace\":\"serving\",\"PodUID\":\""
+                + UID
+                + "\",\"Node\":\"gpu-node-1\"}");
+    assertThat(b.statusCode()).isEqualTo(500);
+    assertThat(registry.get("kse.bind.duration").tag("outcome", "error").timer().count())
+        .isEqualTo(1);
   }
 
   @Test

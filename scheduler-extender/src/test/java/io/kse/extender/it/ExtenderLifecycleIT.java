@@ -340,9 +340,15 @@ class ExtenderLifecycleIT {
         .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PlacementRejected"));
   }
 
+  /**
+   * The pod's live placeholder. The mock API server hands out the same UIDs in every run, and
+   * slurmctld lists ended jobs for minutes: an earlier run's cancelled placeholder for this UID
+   * must not be taken for this run's (seen when two runs followed each other closely).
+   */
   static Optional<SlurmJob> placeholder(String uid) {
     return slurm.jobsChangedSince(java.time.Instant.EPOCH).jobs().stream()
         .filter(j -> j.placeholder().map(t -> t.uid().equals(uid)).orElse(false))
-        .findFirst();
+        .filter(j -> !j.state().isFinal())
+        .max(java.util.Comparator.comparingLong(SlurmJob::id));
   }
 }

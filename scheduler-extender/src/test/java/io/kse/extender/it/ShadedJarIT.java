@@ -120,4 +120,34 @@ class ShadedJarIT {
     assertThat(new String(v.getInputStream().readAllBytes()))
         .startsWith("kube-slurm-extender 0.1.0-SNAPSHOT");
   }
+
+  @Test
+  void aStartupFailureExitsOneWithOneClearLine(@TempDir Path dir) throws Exception {
+    // the port taken: the process lived on with no listener
+    Path jar = Path.of("target/kse-scheduler-extender.jar").toAbsolutePath();
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+      Path config =
+          Files.writeString(
+              dir.resolve("kse.yaml"),
+              String.join(
+                  "\n",
+                  "KSE_HTTP_PORT: " + taken.getLocalPort(),
+                  "KSE_OPS_PORT: 0",
+                  "KSE_POLICY_FILE: "
+                      + Path.of("../testing/slurm/policy-partition.yaml").toAbsolutePath(),
+                  "KSE_SLURM_URL: http://127.0.0.1:1",
+                  "KSE_SLURM_JWT: x",
+                  ""));
+      ProcessBuilder pb =
+          new ProcessBuilder(
+              "java", "-jar", jar.toString(), "serve", "--config", config.toString());
+      pb.environment().keySet().removeIf(k -> k.startsWith("KSE_"));
+      pb.redirectErrorStream(false);
+      Process p = pb.start();
+      String err = new String(p.getErrorStream().readAllBytes());
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).isEqualTo(1);
+      assertThat(err).contains("kse-scheduler-extender: cannot start:");
+    }
+  }
 }

@@ -18,6 +18,9 @@ class NodeSyncTest {
   final List<String> log = new ArrayList<>();
   boolean writer = true;
 
+  /** The API server refuses node edits (RBAC, conflicts). */
+  boolean refuseEdits;
+
   final KubeNodes kube =
       new KubeNodes() {
         @Override
@@ -31,15 +34,23 @@ class NodeSyncTest {
         }
 
         @Override
-        public void taint(String node, String value) {
+        public boolean taint(String node, String value) {
           log.add("taint " + node + "=" + value);
+          if (refuseEdits) {
+            return false;
+          }
           nodes.put(node, new KubeNode(node, nodes.get(node).cordoned(), Optional.of(value)));
+          return true;
         }
 
         @Override
-        public void untaint(String node) {
+        public boolean untaint(String node) {
           log.add("untaint " + node);
+          if (refuseEdits) {
+            return false;
+          }
           nodes.put(node, new KubeNode(node, nodes.get(node).cordoned(), Optional.empty()));
+          return true;
         }
       };
   final NodeSync sync =
@@ -79,6 +90,20 @@ class NodeSyncTest {
     slurm.client.resume("gpu-node-1");
     round();
     assertThat(log).containsExactly("taint gpu-node-1=idle-drain", "untaint gpu-node-1");
+  }
+
+  @Test
+  void aRefusedTaintIsNotTakenForDoneAndIsTriedAgain() {
+    // NodeInformer.edit swallowed the failure while NodeSync logged node_tainted
+    kubeNode("gpu-node-1", false);
+    slurm.client.drain("gpu-node-1", "bad GPU");
+    refuseEdits = true;
+    round();
+    assertThat(nodes.get("gpu-node-1").ourTaint()).isEmpty();
+    refuseEdits = false;
+    round();
+    assertThat(log).containsExactly("taint gpu-node-1=idle-drain", "taint gpu-node-1=idle-drain");
+    assertThat(nodes.get("gpu-node-1").ourTaint()).contains("idle-drain");
   }
 
   @Test

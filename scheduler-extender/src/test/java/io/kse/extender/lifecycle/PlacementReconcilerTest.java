@@ -148,10 +148,14 @@ class PlacementReconcilerTest {
     }
 
     @Override
-    public void taint(String node, String value) {}
+    public boolean taint(String node, String value) {
+      return true;
+    }
 
     @Override
-    public void untaint(String node) {}
+    public boolean untaint(String node) {
+      return true;
+    }
   }
 
   /** Runs tasks on the calling thread, so tests see their effects at once. */

@@ -60,7 +60,39 @@ public final class LocalSlurmCluster {
     return STARTED.computeIfAbsent(mode, LocalSlurmCluster::start);
   }
 
+  /** Held until this JVM exits: one test run per local cluster at a time. */
+  private static final Map<Mode, java.nio.channels.FileLock> LOCKS = new ConcurrentHashMap<>();
+
+  /**
+   * Two test runs on one machine must not share a cluster silently (each cancels the other's jobs):
+   * the second fails at once, naming what holds it.
+   */
+  private static void lock(Mode mode) {
+    Path lockFile = Path.of(mode.dir + ".lock");
+    try {
+      java.nio.channels.FileChannel ch =
+          java.nio.channels.FileChannel.open(
+              lockFile,
+              java.nio.file.StandardOpenOption.CREATE,
+              java.nio.file.StandardOpenOption.WRITE);
+      java.nio.channels.FileLock lock = ch.tryLock();
+      if (lock == null) {
+        ch.close();
+        throw new IllegalStateException(
+            "another test run is using the local Slurm cluster in "
+                + mode.dir
+                + " (it holds "
+                + lockFile
+                + "); two runs would cancel each other's jobs: wait for it to finish");
+      }
+      LOCKS.put(mode, lock);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot lock " + lockFile + ": " + e.getMessage(), e);
+    }
+  }
+
   private static LocalSlurmCluster start(Mode mode) {
+    lock(mode);
     boolean wasRunning = isRunning(mode);
     List<String> cmd =
         new java.util.ArrayList<>(
