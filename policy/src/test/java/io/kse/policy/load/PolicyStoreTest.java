@@ -25,6 +25,22 @@ class PolicyStoreTest {
       """;
 
   @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void aHugePolicyFileIsRefusedAtOnceAndTheNextGoodOneStillLoads(@TempDir Path dir)
+      throws Exception {
+    // a 50 MB comment line left the watcher parsing for ever: later good policies never loaded
+    Path f = Files.writeString(dir.resolve("policy.yaml"), GOOD);
+    try (PolicyStore store = new PolicyStore(f)) {
+      Files.writeString(f, GOOD + "# " + "x".repeat(50_000_000) + "\n");
+      PolicyStore.Outcome huge = store.reload();
+      assertThat(huge.result()).isEqualTo(PolicyStore.Outcome.Result.REJECTED);
+      assertThat(huge.error()).get().asString().contains("bytes; at most");
+      Files.writeString(f, GOOD.replace("partition: inference}", "partition: gpu}"));
+      assertThat(store.reload().result()).isEqualTo(PolicyStore.Outcome.Result.APPLIED);
+    }
+  }
+
+  @Test
   void appliesAGoodChangeAndKeepsTheLastGoodPolicyWhenTheNewOneIsBad(@TempDir Path dir)
       throws Exception {
     Path f = Files.writeString(dir.resolve("policy.yaml"), GOOD);

@@ -1,31 +1,42 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.wire.PodRef;
 import io.kse.slurm.SlurmJob;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * What is true now for one placement (today one pod; the unit groups build on): the pod as the
- * informer has it, its placeholder job as the Slurm cache has it, and what the extender itself has
- * in flight. Nothing here depends on which transitions were seen.
+ * What is true now for one placement: each member pod as the informer has it, the placement's
+ * placeholder job as the Slurm cache has it, and what the extender itself has in flight. Nothing
+ * here depends on which transitions were seen.
  *
- * @param pod where the pod stands
- * @param boundNode the node it is bound to (BOUND only)
+ * @param members the pods, in the placement's index order
  * @param job its placeholder job: the live one if any, else the latest that ended
  * @param own what the extender has in flight for it (submitting, submitted, rejected, backing off)
  * @param submittedNotSeen a job Slurm accepted for it that the cache has not shown yet
- * @param unusableNode why the node Slurm allocated cannot take the pod (cordoned, drained), if so
+ * @param unusableNode why a node Slurm allocated cannot take its member (cordoned, drained), if so
  * @param retryDue whether a failed submission's backoff has passed
- * @param woken whether the pod was already woken for this job
  */
 public record PlacementFacts(
-    PodStanding pod,
-    String boundNode,
+    List<Member> members,
     Optional<SlurmJob> job,
     Optional<PlaceholderState> own,
     Optional<Long> submittedNotSeen,
     Optional<String> unusableNode,
-    boolean retryDue,
-    boolean woken) {
+    boolean retryDue) {
+
+  public PlacementFacts {
+    members = List.copyOf(members);
+  }
+
+  /**
+   * One member pod.
+   *
+   * @param index its place in the placement: it goes to the allocation's {@code index}-th node
+   * @param boundNode the node it is bound to (BOUND and TERMINATING only)
+   * @param woken whether it was already woken for the placement's current job
+   */
+  public record Member(PodRef ref, PodStanding pod, String boundNode, int index, boolean woken) {}
 
   /** Where a pod stands, as far as its placeholder cares. */
   public enum PodStanding {
@@ -43,6 +54,11 @@ public record PlacementFacts(
      * Bound and being deleted: its containers may still run, so its job is kept until the pod is
      * gone or terminal.
      */
-    TERMINATING
+    TERMINATING;
+
+    /** Whether a pod standing so still needs the placement's job. */
+    boolean needsJob() {
+      return this == PENDING || this == BOUND || this == TERMINATING;
+    }
   }
 }

@@ -22,6 +22,7 @@ import io.kse.slurm.cache.SlurmStateCache;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -67,6 +68,9 @@ public final class PlacementReconciler {
   private final Submitter submitter;
   private final Evictions evictions;
   private final PreemptionAttribution attribution;
+
+  /** Which placement a pod belongs to: its own, until groups are recognised (LWS, Workloads). */
+  private final java.util.function.Function<PodRef, Placement> placements = Placement::of;
 
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> woken = new ConcurrentHashMap<>();
@@ -187,45 +191,53 @@ public final class PlacementReconciler {
 
   // ---- one pass ------------------------------------------------------------------------------
 
-  /** One pass for one placement (the reconcile thread). */
+  /** One pass for the placement the pod belongs to (the reconcile thread). */
   void reconcile(PodRef ref) {
     if (!mayAct.getAsBoolean()) {
       return;
     }
-    Optional<Pod> pod =
-        pods.pod(ref.namespace(), ref.name())
-            .filter(p -> ref.uid().equals(p.getMetadata().getUid()));
-    PlacementFacts facts = facts(ref, pod);
-    Step step = rules.decide(facts);
-    if (!(step instanceof Step.Waiting)) {
-      waitingSaid.remove(ref.uid());
+    Placement placement = placements.apply(ref);
+    Map<String, Optional<Pod>> pods = new java.util.HashMap<>();
+    for (PodRef m : placement.members()) {
+      pods.put(
+          m.uid(),
+          this.pods
+              .pod(m.namespace(), m.name())
+              .filter(p -> m.uid().equals(p.getMetadata().getUid())));
     }
-    if (!(step instanceof Step.Evict)) {
-      evictions.forget(ref.uid());
+    PlacementFacts facts = facts(placement, pods);
+    List<Step> steps = rules.decide(facts);
+    for (PodRef m : placement.members()) { // what no step of this pass is about, is over
+      if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))) {
+        waitingSaid.remove(m.uid());
+      }
+      if (steps.stream().noneMatch(st -> st instanceof Step.Evict e && e.member().equals(m))) {
+        evictions.forget(m.uid());
+      }
     }
-    if (step instanceof Step.Steady) {
-      return;
-    } else if (step instanceof Step.Forget) {
-      registry.remove(ref.uid());
-      woken.remove(ref.uid());
-    } else if (step instanceof Step.Submit s) {
-      submit(ref, pod.orElseThrow(), facts, s.why());
-    } else if (step instanceof Step.Waiting w) {
-      waiting(ref, w);
-    } else if (step instanceof Step.Wake w) {
-      wake(ref, pod.orElseThrow(), w);
-    } else if (step instanceof Step.Cancel c) {
-      cancel(ref, c.jobId(), c.why());
-    } else if (step instanceof Step.Replace r) {
-      replace(ref, r);
-    } else if (step instanceof Step.Evict e) {
-      evict(ref, e);
+    for (Step step : steps) {
+      if (step instanceof Step.Forget) {
+        registry.remove(placement.key());
+        placement.members().forEach(m -> woken.remove(m.uid()));
+      } else if (step instanceof Step.Submit s) {
+        submit(placement, pods.get(placement.first().uid()).orElseThrow(), facts, s.why());
+      } else if (step instanceof Step.Waiting w) {
+        waiting(w.member(), w);
+      } else if (step instanceof Step.Wake w) {
+        wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w);
+      } else if (step instanceof Step.Cancel c) {
+        cancel(placement.first(), c.jobId(), c.why());
+      } else if (step instanceof Step.Replace r) {
+        replace(placement, r);
+      } else if (step instanceof Step.Evict e) {
+        evict(e.member(), e);
+      }
     }
   }
 
-  private PlacementFacts facts(PodRef ref, Optional<Pod> pod) {
-    Optional<SlurmJob> job = cache.jobForPod(ref.uid());
-    Optional<PlaceholderState> own = registry.get(ref.uid());
+  private PlacementFacts facts(Placement placement, Map<String, Optional<Pod>> pods) {
+    Optional<SlurmJob> job = cache.jobForPod(placement.first().uid());
+    Optional<PlaceholderState> own = registry.get(placement.key());
     Optional<Long> notSeen = Optional.empty();
     boolean retryDue = false;
     Instant now = clock.instant();
@@ -239,17 +251,26 @@ public final class PlacementReconciler {
     }
     Optional<String> unusable =
         job.filter(SlurmJob::isAllocated)
-            .flatMap(j -> unusable(nodeNames.kubernetes(j.nodes().get(0))));
-    long wokenFor = woken.getOrDefault(ref.uid(), 0L);
-    return new PlacementFacts(
-        standing(pod),
-        pod.map(p -> p.getSpec().getNodeName()).orElse(""),
-        job,
-        own,
-        notSeen,
-        unusable,
-        retryDue,
-        job.map(j -> j.id() == wokenFor).orElse(false));
+            .flatMap(
+                j ->
+                    j.nodes().stream()
+                        .map(n -> unusable(nodeNames.kubernetes(n)))
+                        .flatMap(Optional::stream)
+                        .findFirst());
+    List<PlacementFacts.Member> members = new java.util.ArrayList<>();
+    for (int i = 0; i < placement.members().size(); i++) {
+      PodRef m = placement.members().get(i);
+      Optional<Pod> pod = pods.get(m.uid());
+      long wokenFor = woken.getOrDefault(m.uid(), 0L);
+      members.add(
+          new PlacementFacts.Member(
+              m,
+              standing(pod),
+              pod.map(p -> p.getSpec().getNodeName()).orElse(""),
+              i,
+              job.map(j -> j.id() == wokenFor).orElse(false)));
+    }
+    return new PlacementFacts(members, job, own, notSeen, unusable, retryDue);
   }
 
   private static PodStanding standing(Optional<Pod> pod) {
@@ -282,11 +303,12 @@ public final class PlacementReconciler {
 
   // ---- steps ---------------------------------------------------------------------------------
 
-  private void submit(PodRef ref, Pod pod, PlacementFacts facts, String why) {
+  private void submit(Placement placement, Pod pod, PlacementFacts facts, String why) {
+    PodRef ref = placement.first();
     Instant now = clock.instant();
     boolean mine =
         registry.claim(
-            ref.uid(),
+            placement.key(),
             new PlaceholderState.Submitting(now),
             old ->
                 !(old instanceof PlaceholderState.Submitting)
@@ -294,7 +316,7 @@ public final class PlacementReconciler {
     if (!mine) {
       return;
     }
-    woken.remove(ref.uid());
+    placement.members().forEach(m -> woken.remove(m.uid()));
     facts
         .job()
         .ifPresent(
@@ -305,7 +327,9 @@ public final class PlacementReconciler {
                   ref.uid(),
                   j.id(),
                   why);
-              actions.event(ref, true, WellKnown.JOB_ENDED, why + "; submitting a new placeholder");
+              for (PodRef m : placement.members()) {
+                actions.event(m, true, WellKnown.JOB_ENDED, why + "; submitting a new placeholder");
+              }
             });
     execute(
         ref,
@@ -319,7 +343,7 @@ public final class PlacementReconciler {
           }
           enqueue(ref);
         },
-        () -> registry.remove(ref.uid()));
+        () -> registry.remove(placement.key()));
   }
 
   private void waiting(PodRef ref, Step.Waiting w) {
@@ -364,10 +388,11 @@ public final class PlacementReconciler {
         () -> woken.remove(ref.uid()));
   }
 
-  private void replace(PodRef ref, Step.Replace r) {
+  private void replace(Placement placement, Step.Replace r) {
     if (!mayCancel(r.jobId())) {
       return;
     }
+    PodRef ref = placement.first();
     String why =
         "Slurm job "
             + r.jobId()
@@ -380,8 +405,10 @@ public final class PlacementReconciler {
         ref.uid(),
         r.jobId(),
         r.why());
-    actions.event(ref, true, WellKnown.NODE_UNUSABLE, why);
-    woken.remove(ref.uid());
+    for (PodRef m : placement.members()) {
+      actions.event(m, true, WellKnown.NODE_UNUSABLE, why);
+      woken.remove(m.uid());
+    }
     execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
   }
 

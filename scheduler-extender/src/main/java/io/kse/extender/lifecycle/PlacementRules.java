@@ -1,15 +1,18 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.lifecycle.PlacementFacts.Member;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
  * The reconciler's rules: from what is true now, what must be done. The invariant they keep: a pod
- * runs if and only if its Slurm job holds its node, and a job lives exactly as long as its pod.
- * Pure: no I/O, no clock, no memory of earlier passes.
+ * runs if and only if its placement's Slurm job holds its node, and a job lives exactly as long as
+ * any pod of its placement needs it. Pure: no I/O, no clock, no memory of earlier passes.
  */
 public final class PlacementRules {
   private final UnaryOperator<String> kubeNodeName;
@@ -21,42 +24,47 @@ public final class PlacementRules {
     this.kubeNodeName = kubeNodeName;
   }
 
-  public Step decide(PlacementFacts f) {
+  /** Every step this pass must take; empty when the placement is as it must be. */
+  public List<Step> decide(PlacementFacts f) {
     Optional<SlurmJob> live = f.job().filter(j -> !j.state().isFinal());
-    Optional<Long> inFlight = f.submittedNotSeen();
-    switch (f.pod()) {
-      case ABSENT, TERMINAL, DELETING_UNBOUND -> {
-        String why =
-            f.pod() == PodStanding.ABSENT
-                ? "pod deleted"
-                : f.pod() == PodStanding.TERMINAL ? "pod finished" : "pod deleted before binding";
-        if (live.isPresent()) {
-          return new Step.Cancel(live.get().id(), why);
-        }
-        if (inFlight.isPresent()) {
-          return new Step.Cancel(inFlight.get(), why); // submitted, not yet in the cache
-        }
-        return f.own().isPresent() ? new Step.Forget() : Step.STEADY;
-      }
-      case BOUND -> {
-        return bound(f, live);
-      }
-      case TERMINATING -> {
-        return Step.STEADY; // already going; its job (if any) is kept until it is gone
-      }
-      default -> {
-        return pending(f, live, inFlight);
+    if (f.members().stream().noneMatch(m -> m.pod().needsJob())) {
+      return released(f, live);
+    }
+    List<Step> steps = new ArrayList<>();
+    for (Member m : f.members()) {
+      if (m.pod() == PodStanding.BOUND) {
+        bound(f, m, live).ifPresent(steps::add);
       }
     }
+    if (f.members().stream().anyMatch(m -> m.pod() == PodStanding.PENDING)) {
+      steps.addAll(pending(f, live));
+    }
+    return steps;
   }
 
-  /** A bound pod may run only while its job holds its node. */
-  private Step bound(PlacementFacts f, Optional<SlurmJob> live) {
+  /** No pod needs the job any more: end it (or the one submitted but not seen yet). */
+  private static List<Step> released(PlacementFacts f, Optional<SlurmJob> live) {
+    PodStanding why = f.members().get(0).pod();
+    String reason =
+        why == PodStanding.ABSENT
+            ? "pod deleted"
+            : why == PodStanding.TERMINAL ? "pod finished" : "pod deleted before binding";
+    if (live.isPresent()) {
+      return List.of(new Step.Cancel(live.get().id(), reason));
+    }
+    if (f.submittedNotSeen().isPresent()) {
+      return List.of(new Step.Cancel(f.submittedNotSeen().get(), reason));
+    }
+    return f.own().isPresent() ? List.of(new Step.Forget()) : List.of();
+  }
+
+  /** A bound member may run only while the job holds its node. */
+  private Optional<Step> bound(PlacementFacts f, Member m, Optional<SlurmJob> live) {
     if (live.isPresent()
         && live.get().state().holdsNodes()
         && live.get().state() != JobState.COMPLETING
-        && live.get().nodes().stream().map(kubeNodeName).anyMatch(f.boundNode()::equals)) {
-      return Step.STEADY;
+        && live.get().nodes().stream().map(kubeNodeName).anyMatch(m.boundNode()::equals)) {
+      return Optional.empty();
     }
     String why =
         f.job()
@@ -68,47 +76,65 @@ public final class PlacementRules {
                             ? " ended (" + j.state() + ")"
                             : j.state() == JobState.PENDING
                                 ? " was requeued (" + j.stateReason() + ")"
-                                : " is " + j.state() + " and no longer holds " + f.boundNode()))
-            .orElse("no Slurm job holds " + f.boundNode() + " for this pod");
-    // a requeued placeholder must not come back later for a pod that is gone
+                                : " is " + j.state() + " and no longer holds " + m.boundNode()))
+            .orElse("no Slurm job holds " + m.boundNode() + " for this pod");
+    // a requeued placeholder must not come back later for pods that are gone
     long cancel =
         live.filter(j -> j.state() == JobState.PENDING || !j.state().holdsNodes())
             .map(SlurmJob::id)
             .orElse(0L);
-    return new Step.Evict(why, cancel);
+    return Optional.of(new Step.Evict(m.ref(), why, cancel));
   }
 
-  private Step pending(PlacementFacts f, Optional<SlurmJob> live, Optional<Long> inFlight) {
+  /** Pending members: a job to submit, to wait for, or to go to. */
+  private List<Step> pending(PlacementFacts f, Optional<SlurmJob> live) {
     if (f.own().orElse(null) instanceof PlaceholderState.Rejected) {
-      return Step.STEADY; // the reason is on the pod; a new pod gets a new decision
+      return List.of(); // the reason is on the pods; new pods get a new decision
     }
+    List<Member> waiting =
+        f.members().stream().filter(m -> m.pod() == PodStanding.PENDING).toList();
     if (live.isPresent()) {
       SlurmJob j = live.get();
       if (j.isAllocated()) {
         if (f.unusableNode().isPresent()) {
-          return new Step.Replace(j.id(), f.unusableNode().get());
+          return List.of(new Step.Replace(j.id(), f.unusableNode().get()));
         }
-        return f.woken()
-            ? Step.STEADY
-            : new Step.Wake(j.id(), kubeNodeName.apply(j.nodes().get(0)));
+        List<Step> wakes = new ArrayList<>();
+        for (Member m : waiting) {
+          if (!m.woken() && m.index() < j.nodes().size()) {
+            wakes.add(new Step.Wake(m.ref(), j.id(), kubeNodeName.apply(j.nodes().get(m.index()))));
+          }
+        }
+        return wakes;
       }
       if (j.state() == JobState.PENDING) {
-        return new Step.Waiting(
-            "SlurmPending", "waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")");
+        String message = "waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")";
+        return waiting.stream()
+            .map(m -> (Step) new Step.Waiting(m.ref(), "SlurmPending", message))
+            .toList();
       }
-      return Step.STEADY; // completing, suspended: the next change decides
+      return List.of(); // completing, suspended: the next change decides
     }
     PlaceholderState own = f.own().orElse(null);
-    if (own instanceof PlaceholderState.Submitting || inFlight.isPresent()) {
-      return Step.STEADY;
+    if (own instanceof PlaceholderState.Submitting || f.submittedNotSeen().isPresent()) {
+      return List.of();
     }
     if (own instanceof PlaceholderState.SubmitFailed failed && !f.retryDue()) {
-      return new Step.Waiting(
-          "SubmitFailed", "the Slurm placeholder could not be submitted: " + failed.reason());
+      String message = "the Slurm placeholder could not be submitted: " + failed.reason();
+      return waiting.stream()
+          .map(m -> (Step) new Step.Waiting(m.ref(), "SubmitFailed", message))
+          .toList();
     }
-    return new Step.Submit(
-        f.job()
-            .map(j -> "Slurm job " + j.id() + " ended (" + j.state() + ") before the pod was bound")
-            .orElse("no placeholder yet"));
+    return List.of(
+        new Step.Submit(
+            f.job()
+                .map(
+                    j ->
+                        "Slurm job "
+                            + j.id()
+                            + " ended ("
+                            + j.state()
+                            + ") before the pod was bound")
+                .orElse("no placeholder yet")));
   }
 }
