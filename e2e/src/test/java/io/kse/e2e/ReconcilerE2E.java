@@ -61,7 +61,12 @@ class ReconcilerE2E extends Scenario {
       }
       for (Pod p : bound) {
         times.add(awaitLeaving(p.getMetadata().getName(), p.getMetadata().getUid(), t0));
-        assertThat(eventReasons(p.getMetadata().getName())).contains("SlurmJobEnded");
+        // Events are posted from their own queue: the eviction may be seen first
+        await()
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () ->
+                    assertThat(eventReasons(p.getMetadata().getName())).contains("SlurmJobEnded"));
       }
     }
     System.out.printf("[e2e] converged: scancel -> pod evicted, 9 pods, ms %s%n", times);

@@ -2,8 +2,8 @@ package io.kse.extender;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
-import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.http.HttpLimits;
@@ -21,7 +21,6 @@ import io.kse.policy.load.PolicyStore;
 import io.kse.slurm.SlurmClients;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.cache.SlurmStateCache;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
@@ -164,13 +163,7 @@ public final class Main {
     ExtenderMetrics metrics = new ExtenderMetrics(prometheus);
 
     PolicyStore policy = new PolicyStore(cfg.policyFile());
-    policy.addListener(
-        o ->
-            Counter.builder("kse.policy.reloads")
-                .tag("result", o.result().name().toLowerCase())
-                .description("Policy reloads by result")
-                .register(prometheus)
-                .increment());
+    policy.addListener(o -> metrics.policyReload(o.result().name().toLowerCase()));
     policy.watch(cfg.policyReload());
     svc.onStop(policy::close);
 
@@ -331,6 +324,12 @@ public final class Main {
     Runnable startNodeSync =
         () -> {
           kubeNodes.start(nodeNames, n -> nodeSyncThread.execute(() -> sync(cfg, nodeSync, n)));
+          // level-triggered like placements: every node pair, periodically, on the same thread
+          housekeeping.scheduleWithFixedDelay(
+              () -> nodeSyncThread.execute(() -> syncAll(cfg, nodeSync)),
+              RECONCILE_PERIOD.toMillis(),
+              RECONCILE_PERIOD.toMillis(),
+              TimeUnit.MILLISECONDS);
           cache.addNodeListener(
               (before, after) ->
                   after.ifPresent(
@@ -426,6 +425,16 @@ public final class Main {
         nodeSync.reconcile(node);
       } catch (RuntimeException e) {
         LOG.warn("node_sync_failed node={} error={}", node, e.toString());
+      }
+    }
+  }
+
+  private static void syncAll(ExtenderConfig cfg, io.kse.extender.k8s.NodeSync nodeSync) {
+    if (!cfg.drainVia().equals("off")) {
+      try {
+        nodeSync.reconcileAll();
+      } catch (RuntimeException e) {
+        LOG.warn("node_sync_failed error={}", e.toString());
       }
     }
   }

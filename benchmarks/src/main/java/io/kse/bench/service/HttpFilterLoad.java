@@ -1,7 +1,7 @@
 package io.kse.bench.service;
 
 import io.kse.bench.FilterFixture;
-import io.kse.extender.filter.BindService;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.http.HttpLimits;
 import io.kse.extender.k8s.NodeNames;

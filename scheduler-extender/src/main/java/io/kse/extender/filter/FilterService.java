@@ -1,10 +1,10 @@
 package io.kse.extender.filter;
 
 import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
 import io.kse.extender.wire.FilterRequest;
-import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;

@@ -1,12 +1,12 @@
 package io.kse.extender.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
-import io.kse.extender.filter.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.k8s.CallerCheck;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.PodRef;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;

@@ -6,14 +6,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.filter.FilterVerdict;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.log.Untrusted;
-import io.kse.extender.wire.BadExtenderRequestException;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.extender.wire.FilterResponse;
-import io.kse.extender.wire.PodRef;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
+import io.kse.extender.wire.PreemptRequest;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -88,37 +85,11 @@ final class FilterRoutes {
    * Slurm.
    */
   VerbRunner.Answer preempt(byte[] body) {
-    JsonNode args = tree(body, "ExtenderPreemptionArgs");
-    JsonNode pod = args.path("Pod");
-    if (!pod.isObject()) {
-      throw new BadExtenderRequestException("ExtenderPreemptionArgs.Pod is missing");
-    }
-    // the filter decision needs only who the pod is and which nodes are candidates
-    JsonNode meta = pod.path("metadata");
-    PodRef ref =
-        new PodRef(
-            string(meta, "namespace", "default"),
-            string(meta, "name", ""),
-            string(meta, "uid", ""));
-    if (ref.name().isEmpty() || ref.uid().isEmpty()) {
-      throw new BadExtenderRequestException(
-          "ExtenderPreemptionArgs.Pod has no metadata.uid or metadata.name");
-    }
-    JsonNode candidates =
-        args.path("NodeNameToMetaVictims").isObject()
-            ? args.path("NodeNameToMetaVictims")
-            : args.path("NodeNameToVictims");
-    int limit = maxNodeNames.getAsInt();
-    if (candidates.size() > limit) {
-      throw new BadExtenderRequestException(
-          "ExtenderPreemptionArgs names "
-              + candidates.size()
-              + " candidate nodes, more than the "
-              + limit
-              + " this cluster can have");
-    }
+    PreemptRequest req = PreemptRequest.parse(body, maxNodeNames.getAsInt());
+    PodRef ref = req.pod();
+    JsonNode candidates = req.candidates();
     FilterVerdict v =
-        filter.filter(new FilterRequest(ref, "", Map.of(), names(candidates), Map.of(), false));
+        filter.filter(new FilterRequest(ref, "", Map.of(), req.nodeNames(), Map.of(), false));
     ObjectNode result = JSON.createObjectNode();
     ObjectNode victims = result.putObject("NodeNameToMetaVictims");
     for (String node : v.passing()) {
@@ -135,37 +106,5 @@ final class FilterRoutes {
     return new VerbRunner.Answer(
         Responses.utf8(result.toString()),
         v.passing().isEmpty() ? "vetoed" : "allocated_node_only");
-  }
-
-  private static List<String> names(JsonNode object) {
-    List<String> out = new ArrayList<>();
-    object.fieldNames().forEachRemaining(out::add);
-    return out;
-  }
-
-  /** A string field, or a clear error naming it when it holds anything but a string. */
-  static String string(JsonNode n, String field, String absent) {
-    JsonNode v = n.get(field);
-    if (v == null || v.isNull()) {
-      return absent;
-    }
-    if (!v.isTextual()) {
-      throw new BadExtenderRequestException(
-          field + " must be a string, found " + v.getNodeType().name().toLowerCase());
-    }
-    return v.asText();
-  }
-
-  static JsonNode tree(byte[] body, String what) {
-    try {
-      JsonNode n = JSON.readTree(body);
-      if (n == null || !n.isObject()) {
-        throw new BadExtenderRequestException(what + " must be a JSON object");
-      }
-      return n;
-    } catch (IOException e) {
-      throw new BadExtenderRequestException(
-          what + " is not valid JSON: " + e.getMessage().lines().findFirst().orElse(""));
-    }
   }
 }

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kse.extender.wire.PodRef;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.util.UUID;
@@ -64,8 +63,8 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   }
 
   @Override
-  public void event(PodRef pod, boolean warning, String reason, String message) {
-    events.execute(() -> post(pod, warning, reason, message));
+  public void event(PodRef pod, EventReason reason, String message) {
+    events.execute(() -> post(pod, reason.warning(), reason.reason(), message));
   }
 
   /** Posts what is queued (up to a few seconds), then stops. */

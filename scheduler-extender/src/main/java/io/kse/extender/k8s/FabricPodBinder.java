@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kse.extender.wire.PodRef;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 

@@ -104,7 +104,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                     .withName(k)
                     .endInvolvedObject()
                     .withType("Warning")
-                    .withReason("SlurmNodeMappingConflict")
+                    .withReason(EventReason.NODE_MAPPING_CONFLICT.reason())
                     .withMessage(why)
                     .withNewSource()
                     .withComponent("kube-slurm-extender")

@@ -48,6 +48,7 @@ public final class NodeSync {
     this.writer = writer;
   }
 
+  /** Every node pair: periodic, so a change the informers missed is still brought in step. */
   public void reconcileAll() {
     kube.nodes().forEach(n -> reconcile(n.name()));
   }

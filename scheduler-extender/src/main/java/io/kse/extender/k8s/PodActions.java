@@ -1,11 +1,9 @@
 package io.kse.extender.k8s;
 
-import io.kse.extender.wire.PodRef;
-
 /** What the extender does to pods besides binding: Events, wake-up annotations, eviction. */
 public interface PodActions {
-  /** Records a Kubernetes Event on the pod ({@code warning} for trouble). */
-  void event(PodRef pod, boolean warning, String reason, String message);
+  /** Records a Kubernetes Event on the pod (Warning or Normal as the reason says). */
+  void event(PodRef pod, EventReason reason, String message);
 
   /**
    * Nudges kube-scheduler to schedule the pod now: lifts our scheduling gate (if the admission
@@ -51,7 +49,7 @@ public interface PodActions {
   static PodActions none() {
     return new PodActions() {
       @Override
-      public void event(PodRef pod, boolean warning, String reason, String message) {}
+      public void event(PodRef pod, EventReason reason, String message) {}
 
       @Override
       public boolean wake(PodRef pod, String node, long jobId, boolean gated) {

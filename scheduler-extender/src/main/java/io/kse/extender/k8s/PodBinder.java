@@ -1,7 +1,5 @@
 package io.kse.extender.k8s;
 
-import io.kse.extender.wire.PodRef;
-
 /** Posts the pod's Binding; the seam between bind logic and the API server. */
 public interface PodBinder {
   /** How a binding attempt ended. */

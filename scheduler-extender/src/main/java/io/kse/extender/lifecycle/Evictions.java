@@ -1,10 +1,10 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodActions.EvictResult;
-import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.PodRef;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,7 +69,7 @@ final class Evictions {
     int attempt = a == null ? 1 : a.attempts() + 1;
     Instant first = a == null ? clock.instant() : a.first();
     if (attempt == 1) {
-      actions.event(pod, true, WellKnown.JOB_ENDED, why + "; evicting the pod");
+      actions.event(pod, EventReason.JOB_ENDED, why + "; evicting the pod");
     }
     EvictResult r = actions.evict(pod, why);
     metrics.eviction(r.name().toLowerCase());
@@ -85,8 +85,7 @@ final class Evictions {
             why);
         actions.event(
             pod,
-            true,
-            WellKnown.EVICTION_BLOCKED,
+            EventReason.EVICTION_BLOCKED,
             "a PodDisruptionBudget refused the eviction for "
                 + Duration.between(first, now).toSeconds()
                 + " s; deleting the pod anyway: its GPUs already belong to another Slurm job");
@@ -98,8 +97,7 @@ final class Evictions {
         if (attempt == 1 || Integer.bitCount(attempt) == 1) { // 1st, 2nd, 4th, 8th…: not a flood
           actions.event(
               pod,
-              true,
-              WellKnown.EVICTION_BLOCKED,
+              EventReason.EVICTION_BLOCKED,
               "a PodDisruptionBudget refused the eviction (attempt "
                   + attempt
                   + "); retrying, and deleting the pod after "

@@ -3,7 +3,6 @@ package io.kse.extender.lifecycle;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
 
 /** Placeholder state by pod UID: O(1), lock-free reads for the filter path. */
 public final class PlaceholderRegistry {
@@ -35,23 +34,26 @@ public final class PlaceholderRegistry {
     return won[0];
   }
 
-  public void update(String uid, UnaryOperator<PlaceholderState> f) {
-    byUid.computeIfPresent(uid, (k, old) -> f.apply(old));
-  }
-
   public void remove(String uid) {
     byUid.remove(uid);
   }
 
-  /**
-   * How many placeholders are in the state named (Submitting, Submitted, Rejected, SubmitFailed).
-   */
-  public long count(String state) {
-    return byUid.values().stream().filter(s -> s.getClass().getSimpleName().equals(state)).count();
+  /** How many placeholders are in this state. */
+  public long count(Class<? extends PlaceholderState> state) {
+    return byUid.values().stream().filter(state::isInstance).count();
   }
 
-  public static final java.util.List<String> STATES =
-      java.util.List.of("Submitting", "Submitted", "Rejected", "SubmitFailed");
+  /** Every state there is: the sealed interface's own list, never a hand-kept copy. */
+  public static final java.util.List<Class<? extends PlaceholderState>> STATES = states();
+
+  @SuppressWarnings("unchecked")
+  private static java.util.List<Class<? extends PlaceholderState>> states() {
+    java.util.List<Class<? extends PlaceholderState>> out = new java.util.ArrayList<>();
+    for (Class<?> c : PlaceholderState.class.getPermittedSubclasses()) {
+      out.add((Class<? extends PlaceholderState>) c);
+    }
+    return java.util.List.copyOf(out);
+  }
 
   public int size() {
     return byUid.size();

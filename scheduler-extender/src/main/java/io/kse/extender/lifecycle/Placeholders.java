@@ -1,6 +1,6 @@
 package io.kse.extender.lifecycle;
 
-import io.kse.extender.wire.PodRef;
+import io.kse.extender.k8s.PodRef;
 import io.kse.policy.JobSpec;
 import io.kse.policy.TopologyRequest;
 import io.kse.slurm.JobSubmission;

@@ -1,6 +1,6 @@
 package io.kse.extender.lifecycle;
 
-import io.kse.extender.wire.PodRef;
+import io.kse.extender.k8s.PodRef;
 import java.util.List;
 
 /**

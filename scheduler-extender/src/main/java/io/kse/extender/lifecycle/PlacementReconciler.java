@@ -1,14 +1,15 @@
 package io.kse.extender.lifecycle;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.KubeNodes;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
 import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.PodRef;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.JobSubmission;
@@ -117,7 +118,7 @@ public final class PlacementReconciler {
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
-    metrics.placeholders(registry::count, PlaceholderRegistry.STATES);
+    metrics.placeholders(registry::count, PlaceholderRegistry.STATES, Class::getSimpleName);
   }
 
   // ---- what triggers a pass ------------------------------------------------------------------
@@ -328,7 +329,7 @@ public final class PlacementReconciler {
                   j.id(),
                   why);
               for (PodRef m : placement.members()) {
-                actions.event(m, true, WellKnown.JOB_ENDED, why + "; submitting a new placeholder");
+                actions.event(m, EventReason.JOB_ENDED, why + "; submitting a new placeholder");
               }
             });
     execute(
@@ -355,7 +356,7 @@ public final class PlacementReconciler {
         ref,
         () -> {
           actions.condition(ref, false, w.reason(), w.message());
-          actions.event(ref, false, WellKnown.WAITING, w.message());
+          actions.event(ref, EventReason.WAITING, w.message());
         },
         () -> waitingSaid.remove(ref.uid()));
   }
@@ -380,10 +381,7 @@ public final class PlacementReconciler {
           actions.condition(
               ref, true, "Allocated", "Slurm job " + w.jobId() + " allocated " + w.node());
           actions.event(
-              ref,
-              false,
-              WellKnown.ALLOCATED,
-              "Slurm job " + w.jobId() + " allocated node " + w.node());
+              ref, EventReason.ALLOCATED, "Slurm job " + w.jobId() + " allocated node " + w.node());
         },
         () -> woken.remove(ref.uid()));
   }
@@ -406,7 +404,7 @@ public final class PlacementReconciler {
         r.jobId(),
         r.why());
     for (PodRef m : placement.members()) {
-      actions.event(m, true, WellKnown.NODE_UNUSABLE, why);
+      actions.event(m, EventReason.NODE_UNUSABLE, why);
       woken.remove(m.uid());
     }
     execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));

@@ -1,9 +1,9 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
-import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.extender.wire.PodRef;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.PlaceholderTag;
@@ -96,6 +96,6 @@ final class PreemptionAttribution {
         victimTier,
         gpus,
         victim.nodes());
-    workers.execute(() -> actions.event(ref, false, WellKnown.PREEMPTED, what));
+    workers.execute(() -> actions.event(ref, EventReason.PREEMPTED, what));
   }
 }

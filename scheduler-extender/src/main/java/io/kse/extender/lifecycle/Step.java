@@ -1,6 +1,6 @@
 package io.kse.extender.lifecycle;
 
-import io.kse.extender.wire.PodRef;
+import io.kse.extender.k8s.PodRef;
 
 /**
  * What the reconciler does for one placement on one pass; {@link PlacementRules} decides them.

@@ -2,9 +2,9 @@ package io.kse.extender.lifecycle;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
-import io.kse.extender.k8s.WellKnown;
-import io.kse.extender.wire.PodRef;
+import io.kse.extender.k8s.PodRef;
 import io.kse.policy.Decision;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
@@ -91,8 +91,7 @@ final class Submitter {
           place.job().gresPerNode().orElse("-"));
       actions.event(
           ref,
-          false,
-          WellKnown.SUBMITTED,
+          EventReason.SUBMITTED,
           "placeholder submitted as Slurm job "
               + id
               + " (tier "
@@ -132,8 +131,7 @@ final class Submitter {
         e.getMessage());
     actions.event(
         ref,
-        true,
-        WellKnown.SUBMIT_FAILED,
+        EventReason.SUBMIT_FAILED,
         "could not submit the Slurm placeholder (attempt "
             + attempts
             + ", retrying): "
@@ -143,7 +141,7 @@ final class Submitter {
   private void reject(PodRef ref, String reason) {
     registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
     LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
-    actions.event(ref, true, WellKnown.REJECTED, reason);
+    actions.event(ref, EventReason.REJECTED, reason);
     actions.condition(ref, false, "Rejected", reason);
     actions.ungate(ref); // so kube-scheduler tries it and shows the filter's reason
   }

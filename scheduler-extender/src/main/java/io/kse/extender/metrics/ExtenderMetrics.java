@@ -98,13 +98,15 @@ public final class ExtenderMetrics {
   }
 
   /** Placeholders the extender tracks, by state: {@code kse_placeholders{state}}. */
-  public void placeholders(
-      java.util.function.Function<String, Long> countByState, java.util.List<String> states) {
-    for (String state : states) {
+  public <T> void placeholders(
+      java.util.function.ToLongFunction<T> countByState,
+      java.util.List<T> states,
+      java.util.function.Function<T, String> name) {
+    for (T state : states) {
       io.micrometer.core.instrument.Gauge.builder(
-              "kse.placeholders", () -> countByState.apply(state))
+              "kse.placeholders", () -> countByState.applyAsLong(state))
           .description("Placeholders by the extender's state")
-          .tag("state", state)
+          .tag("state", name.apply(state))
           .register(registry);
     }
   }
@@ -149,6 +151,19 @@ public final class ExtenderMetrics {
             k ->
                 Counter.builder("kse.evictions")
                     .description("Evictions of pods whose Slurm job no longer holds their node")
+                    .tag("result", result)
+                    .register(registry))
+        .increment();
+  }
+
+  /** Policy reloads by result (applied, rejected): {@code kse_policy_reloads_total}. */
+  public void policyReload(String result) {
+    counters
+        .computeIfAbsent(
+            "policy|" + result,
+            k ->
+                Counter.builder("kse.policy.reloads")
+                    .description("Policy reloads by result")
                     .tag("result", result)
                     .register(registry))
         .increment();

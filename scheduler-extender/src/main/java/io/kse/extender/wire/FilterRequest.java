@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kse.extender.k8s.PodRef;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

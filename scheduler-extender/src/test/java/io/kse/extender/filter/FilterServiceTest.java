@@ -3,11 +3,11 @@ package io.kse.extender.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
 import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.wire.FilterRequest;
-import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobState;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;

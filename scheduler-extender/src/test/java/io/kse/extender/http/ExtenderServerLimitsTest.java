@@ -3,7 +3,7 @@ package io.kse.extender.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kse.extender.filter.BindService;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;

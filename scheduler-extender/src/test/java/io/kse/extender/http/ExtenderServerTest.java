@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kse.extender.filter.BindService;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.k8s.CallerCheck;
 import io.kse.extender.k8s.NodeNames;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.kse.extender.filter.BindService;
+import io.kse.extender.bind.BindService;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.k8s.CallerCheck;
 import io.kse.extender.k8s.NodeNames;

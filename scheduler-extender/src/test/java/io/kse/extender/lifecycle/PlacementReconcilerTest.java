@@ -3,12 +3,13 @@ package io.kse.extender.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.KubeNodes;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
 import io.kse.extender.testing.FakeSlurm;
-import io.kse.extender.wire.PodRef;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PolicyParser;
 import io.kse.policy.PreemptionLedger;
@@ -87,8 +88,8 @@ class PlacementReconcilerTest {
         },
         new PodActions() {
           @Override
-          public void event(PodRef pod, boolean warning, String reason, String message) {
-            actions.add("event " + reason + ": " + message);
+          public void event(PodRef pod, EventReason reason, String message) {
+            actions.add("event " + reason.reason() + ": " + message);
           }
 
           @Override

@@ -2,9 +2,9 @@ package io.kse.extender.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlacementFacts.Member;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
-import io.kse.extender.wire.PodRef;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
 import java.time.Instant;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kse.extender.k8s.PodRef;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;

@@ -157,10 +157,6 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /** Why the last poll failed, if it did. */
-  public Optional<SlurmException> lastError() {
-    return lastError;
-  }
-
   public Snapshot snapshot() {
     return snapshot;
   }

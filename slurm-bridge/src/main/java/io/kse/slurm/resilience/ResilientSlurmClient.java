@@ -224,7 +224,15 @@ public final class ResilientSlurmClient implements SlurmClient {
     return "unavailable";
   }
 
+  /** Built once per (operation, outcome), not per call: every request records into one. */
+  private final java.util.Map<String, Timer> timers =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private Timer timer(String operation, String outcome) {
+    return timers.computeIfAbsent(operation + "|" + outcome, k -> newTimer(operation, outcome));
+  }
+
+  private Timer newTimer(String operation, String outcome) {
     return Timer.builder(REQUEST_TIMER)
         .description("Slurm REST calls, including retries")
         .tag("operation", operation)

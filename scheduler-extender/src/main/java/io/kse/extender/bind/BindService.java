@@ -1,13 +1,13 @@
-package io.kse.extender.filter;
+package io.kse.extender.bind;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
+import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
-import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.log.Untrusted;
-import io.kse.extender.wire.PodRef;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.util.Optional;
@@ -96,14 +96,13 @@ public final class BindService {
     if (o.ok()) {
       if (o.result() == PodBinder.Result.BOUND) {
         actions.event(
-            pod, false, WellKnown.BOUND, "bound to " + node + ", allocated by Slurm job " + jobId);
+            pod, EventReason.BOUND, "bound to " + node + ", allocated by Slurm job " + jobId);
         onBound.accept(pod);
       }
       return "";
     }
     if (o.result() != PodBinder.Result.POD_GONE && o.result() != PodBinder.Result.UID_MISMATCH) {
-      actions.event(
-          pod, true, WellKnown.BIND_FAILED, "binding to " + node + " failed: " + o.message());
+      actions.event(pod, EventReason.BIND_FAILED, "binding to " + node + " failed: " + o.message());
     }
     return "kse: " + o.message();
   }

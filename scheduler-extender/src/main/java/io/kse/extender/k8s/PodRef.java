@@ -1,4 +1,4 @@
-package io.kse.extender.wire;
+package io.kse.extender.k8s;
 
 /** The identity of a pod, as every log line and event names it. */
 public record PodRef(String namespace, String name, String uid) {
