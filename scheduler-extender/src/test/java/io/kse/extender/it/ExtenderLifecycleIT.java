@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kse.extender.ExtenderConfig;
+import io.kse.extender.ExtenderService;
 import io.kse.extender.Main;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmClient;
@@ -43,7 +44,7 @@ class ExtenderLifecycleIT {
   static KubernetesMockServer server;
   static LocalSlurmCluster cluster;
   static SlurmClient slurm;
-  static Main.Service service;
+  static ExtenderService service;
   static final ObjectMapper JSON = new ObjectMapper();
   static final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -1,0 +1,430 @@
+package io.kse.extender;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kse.extender.bind.BindService;
+import io.kse.extender.concurrent.DaemonThreads;
+import io.kse.extender.filter.FilterService;
+import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.http.HttpLimits;
+import io.kse.extender.k8s.FabricPodActions;
+import io.kse.extender.k8s.FabricPodBinder;
+import io.kse.extender.k8s.KubeCallerCheck;
+import io.kse.extender.k8s.NodeInformer;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.NodeSync;
+import io.kse.extender.k8s.PodInformer;
+import io.kse.extender.k8s.WriterLease;
+import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.lifecycle.PlacementReconciler;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.policy.PreemptionLedger;
+import io.kse.policy.load.PolicyStore;
+import io.kse.slurm.NodeAdmin;
+import io.kse.slurm.SlurmClients;
+import io.kse.slurm.SlurmException;
+import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cli.ScontrolNodeAdmin;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running service. The constructor wires every part (no thread, socket or API call yet); {@link
+ * #start} runs the named steps below in order, and {@link #close} undoes the steps that ran, newest
+ * first, each bounded in time. Start order, on one screen:
+ *
+ * <ol>
+ *   <li>policy: load the file (fatal if invalid) and watch it;
+ *   <li>http: listen for ops (health, metrics, explain), then for the verbs;
+ *   <li>slurm: connect in the background (ready only once connected and synced);
+ *   <li>caches: the Slurm job cache and the pod informer, until both are synced;
+ *   <li>writer: the writer Lease, whose holder converges every placement;
+ *   <li>node sync and the periodic passes.
+ * </ol>
+ */
+public final class ExtenderService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ExtenderService.class);
+
+  /**
+   * How often every placement and node pair is re-checked besides their own changes: the bound on
+   * how long a missed change can go unnoticed (a pass over 10,000 pods costs a few milliseconds).
+   */
+  static final Duration RECONCILE_PERIOD = Duration.ofSeconds(2);
+
+  /** How long the Slurm cache and pod informer may take to sync before the process gives up. */
+  static final Duration SYNC_LIMIT = Duration.ofMinutes(5);
+
+  /** How long each stop step may take. */
+  static final Duration STOP_STEP = Duration.ofSeconds(10);
+
+  private final ExtenderConfig cfg;
+  private final KubernetesClient kube;
+  private final PrometheusMeterRegistry prometheus =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final ExtenderMetrics metrics = new ExtenderMetrics(prometheus);
+  private final PolicyStore policy;
+  private final DeferredSlurmClient slurm = new DeferredSlurmClient();
+  private final SlurmStateCache cache;
+  private final PodInformer pods;
+  private final NodeInformer kubeNodes;
+  private final NodeNames nodeNames = new NodeNames();
+  private final FabricPodActions actions;
+  private final ExecutorService workers;
+  private final ExecutorService passes =
+      Executors.newSingleThreadExecutor(DaemonThreads.named("kse-reconcile"));
+  private final ExecutorService nodeSyncThread =
+      Executors.newSingleThreadExecutor(DaemonThreads.named("kse-node-sync"));
+  private final ScheduledExecutorService housekeeping =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kse-housekeeping"));
+  private final AtomicReference<WriterLease> lease = new AtomicReference<>();
+  private final BooleanSupplier isWriter;
+  private final BooleanSupplier synced;
+  private final PlacementReconciler reconciler;
+  private final NodeSync nodeSync;
+  private final ExtenderServer routes;
+  private volatile Vertx vertx;
+  private final AtomicBoolean accepting = new AtomicBoolean(true);
+  private final Deque<Step> started = new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final AtomicBoolean stopped = new AtomicBoolean();
+  private volatile int port;
+  private volatile int opsPort;
+
+  /** A step that ran, and how to undo it. */
+  private record Step(String name, Runnable stop) {}
+
+  public ExtenderService(ExtenderConfig cfg, KubernetesClient kube, Clock clock) {
+    this.cfg = cfg;
+    this.kube = kube;
+    this.policy = new PolicyStore(cfg.policyFile()); // an invalid first policy is fatal
+    this.cache =
+        new SlurmStateCache(
+            slurm, cfg.slurm().pollInterval(), cfg.slurm().resyncInterval(), clock, prometheus);
+    this.pods =
+        new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
+    this.kubeNodes = new NodeInformer(kube);
+    this.actions = new FabricPodActions(kube, clock);
+    this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
+    this.isWriter =
+        cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
+    this.synced = () -> cache.synced() && pods.synced();
+    PlaceholderRegistry registry = new PlaceholderRegistry();
+    PreemptionLedger ledger = new PreemptionLedger();
+    this.reconciler =
+        new PlacementReconciler(
+            slurm,
+            cache,
+            policy::placement,
+            ledger,
+            registry,
+            pods,
+            actions,
+            nodeNames,
+            Optional.of(kubeNodes),
+            clock,
+            passes,
+            workers,
+            () -> isWriter.getAsBoolean() && synced.getAsBoolean(),
+            cfg.placeholderWorkDir(),
+            cfg.placeholderShape(),
+            cfg.pdbOverride(),
+            metrics);
+    NodeAdmin nodeAdmin =
+        cfg.drainVia().equals("scontrol")
+            ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())
+            : NodeAdmin.rest(slurm);
+    this.nodeSync = new NodeSync(kubeNodes, cache, nodeAdmin, nodeNames, isWriter);
+    ExtenderConfig.Http h = cfg.http();
+    this.routes =
+        new ExtenderServer(
+            new FilterService(cache, registry, nodeNames, reconciler::enqueue),
+            new BindService(
+                cache, pods, nodeNames, new FabricPodBinder(kube), actions, reconciler::bound),
+            metrics,
+            () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
+            synced,
+            prometheus::scrape,
+            new ExplainService(pods, policy::placement, ledger, registry, cache, clock)::explain,
+            new KubeCallerCheck(kube, clock),
+            new HttpLimits(
+                h.bodyBytes(),
+                h.inFlightBytes(),
+                h.maxConnections(),
+                h.bodyTimeout(),
+                h.idleTimeout(),
+                h.verbThreads(),
+                h.queuedVerbs(),
+                cfg.workers(),
+                HttpLimits.nodeNamesFor(kubeNodes::size, h.nodeNamesFloor())),
+            clock);
+  }
+
+  /** Runs the start steps in order; a failure stops what had started and is thrown. */
+  public ExtenderService start() {
+    LOG.info(
+        "starting version={} scheduler={} policy={} slurm={}",
+        Main.version(),
+        cfg.schedulerName(),
+        cfg.policyFile(),
+        cfg.slurm());
+    try {
+      step("kubernetes-client", () -> {}, kube::close);
+      step(
+          "policy",
+          () -> {
+            policy.addListener(o -> metrics.policyReload(o.result().name().toLowerCase()));
+            policy.watch(cfg.policyReload());
+          },
+          policy::close);
+      step("slurm-client", () -> {}, slurm::close);
+      step("slurm-cache", () -> {}, cache::close);
+      step("pod-actions", () -> {}, actions::close); // closed after the workers that use them
+      step("pod-informer", () -> {}, pods::close);
+      step("workers", () -> {}, () -> drain(workers));
+      step("node-informer", () -> {}, kubeNodes::close);
+      step("reconcile-thread", () -> {}, passes::shutdownNow);
+      step("housekeeping", this::schedulePasses, housekeeping::shutdownNow);
+      step("node-sync-thread", () -> {}, nodeSyncThread::shutdownNow);
+      step("http", this::listen, () -> {});
+      step("connect", this::connectInBackground, () -> {});
+      return this;
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** The verbs' port. */
+  public int port() {
+    return port;
+  }
+
+  /** The port of /healthz, /readyz, /metrics and /explain. */
+  public int opsPort() {
+    return opsPort;
+  }
+
+  private void step(String name, Runnable start, Runnable stop) {
+    start.run();
+    started.push(new Step(name, stop));
+    LOG.debug("started step={}", name);
+  }
+
+  private void schedulePasses() {
+    cache.addJobListener(reconciler::onJobChange);
+    // level-triggered: besides every pod and job change, every placement is checked periodically,
+    // so nothing depends on a change having been seen (kube-scheduler may not call for minutes)
+    housekeeping.scheduleWithFixedDelay(
+        guarded(synced, reconciler::reconcileAll),
+        RECONCILE_PERIOD.toMillis(),
+        RECONCILE_PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void listen() {
+    Vertx vertx = Vertx.vertx();
+    this.vertx = vertx;
+    started.push(new Step("vertx", () -> await(vertx.close())));
+    HttpServer ops = await(routes.listenOps(vertx, cfg.http().opsHost(), cfg.http().opsPort()));
+    opsPort = ops.actualPort();
+    started.push(new Step("ops-listener", () -> await(ops.shutdown(10, TimeUnit.SECONDS))));
+    started.push(new Step("routes", routes::close));
+    HttpServer verbs = await(routes.listen(vertx, cfg.host(), cfg.port(), cfg.http().tls()));
+    port = verbs.actualPort();
+    started.push(new Step("verb-listener", () -> await(verbs.shutdown(10, TimeUnit.SECONDS))));
+    started.push(new Step("readiness", () -> accepting.set(false))); // first: stop being ready
+    LOG.info(
+        "listening host={} port={} tls={} opsHost={} opsPort={}",
+        cfg.host(),
+        port,
+        cfg.http().tls().isPresent(),
+        cfg.http().opsHost(),
+        opsPort);
+  }
+
+  /**
+   * Slurm may not be reachable yet: keep trying in the background; health stays up, ready does not.
+   * A failure that can never heal exits the process with one line.
+   */
+  private void connectInBackground() {
+    Thread connector =
+        new Thread(
+            () -> {
+              try {
+                connect();
+              } catch (RuntimeException | Error e) {
+                // a service that can never become ready must not look alive: exit, the kubelet
+                // restarts it and the operator sees the one line why
+                LOG.error("startup_failed phase=connect error={}", e.toString(), e);
+                System.err.println("kse-scheduler-extender: cannot start: " + Main.rootCause(e));
+                System.exit(1);
+              }
+            },
+            "kse-slurm-connect");
+    connector.setDaemon(true);
+    connector.start();
+  }
+
+  private void connect() {
+    long delay = 500;
+    while (!slurm.isConnected() && !stopped.get()) {
+      try {
+        slurm.connected(SlurmClients.connect(cfg.slurm(), prometheus));
+        LOG.info(
+            "slurm_connected url={} apiVersion={}", cfg.slurm().url(), slurm.apiVersion().id());
+      } catch (SlurmException e) {
+        slurm.failed(e.getMessage());
+        LOG.warn(
+            "slurm_connect_failed url={} retryInMs={} error={}",
+            cfg.slurm().url(),
+            delay,
+            e.getMessage());
+        sleep(delay);
+        delay = Math.min(delay * 2, 10_000);
+      }
+    }
+    cache.start();
+    pods.start(reconciler::onPod, reconciler::onPodDeleted);
+    long deadline = System.nanoTime() + SYNC_LIMIT.toNanos();
+    while (!synced.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "not synced within "
+                + SYNC_LIMIT.toMinutes()
+                + " min (Slurm cache synced: "
+                + cache.synced()
+                + ", pod informer synced: "
+                + pods.synced()
+                + ")");
+      }
+      sleep(100);
+    }
+    LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
+    becomeWriter();
+    startNodeSync();
+  }
+
+  /** The writer converges every placement; with leader election, only the Lease holder. */
+  private void becomeWriter() {
+    if (!cfg.leaderElection()) {
+      reconciler.takeOver();
+      return;
+    }
+    // the pod's name (downward API) survives a container restart, so a restarted writer takes
+    // its own Lease back at once instead of waiting for it to expire
+    String identity =
+        Optional.ofNullable(System.getenv("POD_NAME"))
+            .filter(n -> !n.isBlank())
+            .orElseGet(
+                () -> System.getenv().getOrDefault("HOSTNAME", "kse") + "_" + UUID.randomUUID());
+    WriterLease l =
+        new WriterLease(
+            kube, cfg.leaseNamespace(), cfg.leaseName(), identity, reconciler::takeOver);
+    lease.set(l);
+    started.push(new Step("writer-lease", l::close));
+  }
+
+  /** Cordon ↔ drain, on every node change and for every node pair periodically, one thread. */
+  private void startNodeSync() {
+    kubeNodes.start(nodeNames, n -> nodeSyncThread.execute(() -> syncNode(n)));
+    cache.addNodeListener(
+        (before, after) ->
+            after.ifPresent(
+                n -> nodeSyncThread.execute(() -> syncNode(nodeNames.kubernetes(n.name())))));
+    housekeeping.scheduleWithFixedDelay(
+        () -> nodeSyncThread.execute(this::syncAllNodes),
+        RECONCILE_PERIOD.toMillis(),
+        RECONCILE_PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void syncNode(String node) {
+    if (!cfg.drainVia().equals("off")) {
+      try {
+        nodeSync.reconcile(node);
+      } catch (RuntimeException e) {
+        LOG.warn("node_sync_failed node={} error={}", node, e.toString());
+      }
+    }
+  }
+
+  private void syncAllNodes() {
+    if (!cfg.drainVia().equals("off")) {
+      try {
+        nodeSync.reconcileAll();
+      } catch (RuntimeException e) {
+        LOG.warn("node_sync_failed error={}", e.toString());
+      }
+    }
+  }
+
+  /** Undoes the steps that ran, newest first; one failing step does not stop the others. */
+  @Override
+  public void close() {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    while (!started.isEmpty()) {
+      Step s = started.pop();
+      try {
+        s.stop().run();
+      } catch (RuntimeException e) {
+        LOG.warn("shutdown_step_failed step={} error={}", s.name(), e.toString());
+      }
+    }
+    LOG.info("stopped");
+  }
+
+  /** A periodic task that runs only when {@code when} holds and never dies of an exception. */
+  private static Runnable guarded(BooleanSupplier when, java.util.function.IntSupplier task) {
+    return () -> {
+      try {
+        if (when.getAsBoolean()) {
+          task.getAsInt();
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("housekeeping_failed error={}", e.toString());
+      }
+    };
+  }
+
+  private static void drain(ExecutorService pool) {
+    pool.shutdown();
+    try {
+      pool.awaitTermination(STOP_STEP.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
