@@ -2,14 +2,13 @@ package io.kse.extender;
 
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmConfig;
+import io.kse.slurm.settings.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Everything the service reads at start, from {@code KSE_*} environment variables (the Slurm ones
@@ -31,7 +30,7 @@ public record ExtenderConfig(
     boolean leaderElection,
     String leaseNamespace,
     String leaseName,
-    String drainVia,
+    DrainVia drainVia,
     Optional<String> scontrolConf,
     Duration pdbOverride,
     SlurmConfig slurm) {
@@ -143,91 +142,64 @@ public record ExtenderConfig(
     return Map.copyOf(v);
   }
 
+  /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
+  public enum DrainVia {
+    REST,
+    SCONTROL,
+    OFF
+  }
+
   public static ExtenderConfig fromEnv(Map<String, String> env) {
-    List<String> problems = new ArrayList<>();
-    env.keySet().stream()
-        .filter(
-            k ->
-                k.startsWith("KSE_")
-                    && !k.startsWith("KSE_SLURM_")
-                    && !k.startsWith("KSE_LAB_")
-                    && !VARIABLES.containsKey(k))
-        .sorted()
-        .forEach(
-            k ->
-                problems.add(
-                    k
-                        + ": unknown variable; known: "
-                        + VARIABLES.keySet().stream().sorted().toList()));
-    SlurmConfig slurm = null;
-    try {
-      slurm = SlurmConfig.fromEnv(env);
-    } catch (IllegalArgumentException e) {
-      problems.add(e.getMessage().replace("\n", " "));
-    }
-    String host = env.getOrDefault("KSE_HTTP_HOST", "127.0.0.1");
-    int port = number(env, "KSE_HTTP_PORT", 8888, 1, 65535, problems);
-    String scheduler = env.getOrDefault("KSE_SCHEDULER_NAME", "slurm-inference");
-    Path policy =
-        Optional.ofNullable(env.get("KSE_POLICY_FILE"))
-            .filter(s -> !s.isBlank())
-            .map(Path::of)
-            .orElse(null);
-    if (policy == null) {
-      problems.add("KSE_POLICY_FILE: required");
-    }
-    long reload = number(env, "KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000, problems);
+    // every KSE_* name is ours: the extender's, the bridge's (KSE_SLURM_*), or an error; test
+    // harness variables (KSE_LAB_*) are not accepted in production either
+    java.util.Set<String> known = new java.util.HashSet<>(VARIABLES.keySet());
+    known.addAll(SlurmConfig.VARIABLES.keySet());
+    Settings r = new Settings(env).refuseUnknown("KSE_", known);
+    SlurmConfig slurm = SlurmConfig.read(r);
+    String host = r.string("KSE_HTTP_HOST", "127.0.0.1");
+    int port = r.integer("KSE_HTTP_PORT", 8888, 1, 65535);
+    String scheduler = r.string("KSE_SCHEDULER_NAME", "slurm-inference");
+    Path policy = r.required("KSE_POLICY_FILE", Path::of);
+    Duration reload = r.millis("KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000);
     List<String> tlsNames =
         List.of("KSE_HTTP_TLS_CERT_FILE", "KSE_HTTP_TLS_KEY_FILE", "KSE_HTTP_TLS_CLIENT_CA_FILE");
-    long tlsSet = tlsNames.stream().filter(n -> !env.getOrDefault(n, "").isBlank()).count();
+    List<Path> tlsFiles = tlsNames.stream().map(r::path).flatMap(Optional::stream).toList();
     Optional<io.kse.extender.http.TlsFiles> tls = Optional.empty();
-    if (tlsSet == 3) {
+    if (tlsFiles.size() == 3) {
       io.kse.extender.http.TlsFiles t =
-          new io.kse.extender.http.TlsFiles(
-              Path.of(env.get("KSE_HTTP_TLS_CERT_FILE")),
-              Path.of(env.get("KSE_HTTP_TLS_KEY_FILE")),
-              Path.of(env.get("KSE_HTTP_TLS_CLIENT_CA_FILE")));
-      problems.addAll(t.problems());
+          new io.kse.extender.http.TlsFiles(tlsFiles.get(0), tlsFiles.get(1), tlsFiles.get(2));
+      t.problems().forEach(r::problem);
       tls = Optional.of(t);
-    } else if (tlsSet > 0) {
-      problems.add(tlsNames + ": set all three for HTTPS with client certificates, or none");
+    } else if (!tlsFiles.isEmpty()) {
+      r.problem(tlsNames + ": set all three for HTTPS with client certificates, or none");
     }
-    boolean plaintext =
-        parse(
-            env,
-            "KSE_HTTP_PLAINTEXT_ON_NETWORK",
-            false,
-            ExtenderConfig::bool,
-            "true or false",
-            problems);
+    boolean plaintext = r.bool("KSE_HTTP_PLAINTEXT_ON_NETWORK", false);
     if (tls.isEmpty() && !plaintext && !io.kse.extender.http.ExtenderServer.isLoopback(host)) {
-      problems.add(
+      r.problem(
           "KSE_HTTP_HOST="
               + host
               + ": the verbs bind pods; off loopback they need TLS with client certificates"
               + " (KSE_HTTP_TLS_*), or KSE_HTTP_PLAINTEXT_ON_NETWORK=true to accept the risk");
     }
-    int opsPort = number(env, "KSE_OPS_PORT", 8889, 0, 65535, problems);
+    int opsPort = r.integer("KSE_OPS_PORT", 8889, 0, 65535);
     if (opsPort != 0 && opsPort == port) {
-      problems.add("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
+      r.problem("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
     }
     Http http =
         new Http(
-            env.getOrDefault("KSE_OPS_HOST", "0.0.0.0"),
+            r.string("KSE_OPS_HOST", "0.0.0.0"),
             opsPort,
             tls,
-            number(env, "KSE_HTTP_BODY_LIMIT_BYTES", 8 << 20, 1024, 256 << 20, problems),
-            number(env, "KSE_HTTP_INFLIGHT_BYTES", 64 << 20, 1024, Integer.MAX_VALUE, problems),
-            number(env, "KSE_HTTP_MAX_CONNECTIONS", 256, 1, 65_536, problems),
-            Duration.ofMillis(
-                number(env, "KSE_HTTP_BODY_TIMEOUT_MS", 10_000, 100, 600_000, problems)),
-            Duration.ofMillis(
-                number(env, "KSE_HTTP_IDLE_TIMEOUT_MS", 120_000, 1000, 3_600_000, problems)),
-            number(env, "KSE_HTTP_VERB_THREADS", 2, 1, 64, problems),
-            number(env, "KSE_HTTP_QUEUED_VERBS", 64, 1, 100_000, problems),
-            number(env, "KSE_HTTP_MIN_NODE_NAMES", 1000, 1, 1_000_000, problems));
+            r.number("KSE_HTTP_BODY_LIMIT_BYTES", 8 << 20, 1024, 256 << 20),
+            r.number("KSE_HTTP_INFLIGHT_BYTES", 64 << 20, 1024, Integer.MAX_VALUE),
+            r.integer("KSE_HTTP_MAX_CONNECTIONS", 256, 1, 65_536),
+            r.millis("KSE_HTTP_BODY_TIMEOUT_MS", 10_000, 100, 600_000),
+            r.millis("KSE_HTTP_IDLE_TIMEOUT_MS", 120_000, 1000, 3_600_000),
+            r.integer("KSE_HTTP_VERB_THREADS", 2, 1, 64),
+            r.integer("KSE_HTTP_QUEUED_VERBS", 64, 1, 100_000),
+            r.integer("KSE_HTTP_MIN_NODE_NAMES", 1000, 1, 1_000_000));
     if (http.inFlightBytes() < http.bodyBytes()) {
-      problems.add(
+      r.problem(
           "KSE_HTTP_INFLIGHT_BYTES="
               + http.inFlightBytes()
               + ": must be at least KSE_HTTP_BODY_LIMIT_BYTES ("
@@ -235,95 +207,35 @@ public record ExtenderConfig(
               + ")");
     }
     JobSubmission.Shape shape =
-        parse(
-            env,
-            "KSE_PLACEHOLDER_SHAPE",
-            JobSubmission.Shape.BATCH,
-            s -> JobSubmission.Shape.valueOf(s.toUpperCase(java.util.Locale.ROOT)),
-            "batch or external",
-            problems);
-    int workers = number(env, "KSE_WORKERS", 8, 1, 256, problems);
-    boolean fieldSelector =
-        parse(env, "KSE_POD_FIELD_SELECTOR", true, ExtenderConfig::bool, "true or false", problems);
-    boolean leader =
-        parse(env, "KSE_LEADER_ELECTION", true, ExtenderConfig::bool, "true or false", problems);
-    String drainVia = env.getOrDefault("KSE_DRAIN_VIA", "rest");
-    if (!java.util.Set.of("rest", "scontrol", "off").contains(drainVia)) {
-      problems.add("KSE_DRAIN_VIA='" + drainVia + "': expected rest, scontrol or off");
+        r.choice("KSE_PLACEHOLDER_SHAPE", JobSubmission.Shape.BATCH, JobSubmission.Shape.class);
+    int workers = r.integer("KSE_WORKERS", 8, 1, 256);
+    boolean fieldSelector = r.bool("KSE_POD_FIELD_SELECTOR", true);
+    boolean leader = r.bool("KSE_LEADER_ELECTION", true);
+    DrainVia drainVia = r.choice("KSE_DRAIN_VIA", DrainVia.REST, DrainVia.class);
+    Optional<String> scontrolConf = r.optional("KSE_SCONTROL_CONF", x -> x);
+    if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {
+      r.problem("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
     }
-    Optional<String> scontrolConf =
-        Optional.ofNullable(env.get("KSE_SCONTROL_CONF")).filter(x -> !x.isBlank());
-    if (drainVia.equals("scontrol") && scontrolConf.isEmpty()) {
-      problems.add("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
-    }
-    long pdbOverride = number(env, "KSE_PDB_OVERRIDE_MS", 60_000, 0, 86_400_000, problems);
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(
-          "invalid settings:\n  - " + String.join("\n  - ", problems));
-    }
+    Duration pdbOverride = r.millis("KSE_PDB_OVERRIDE_MS", 60_000, 0, 86_400_000);
+    r.throwIfAny("invalid settings");
     return new ExtenderConfig(
         host,
         port,
         scheduler,
         policy,
-        Duration.ofMillis(reload),
+        reload,
         http,
-        env.getOrDefault("KSE_PLACEHOLDER_WORKDIR", "/tmp"),
+        r.string("KSE_PLACEHOLDER_WORKDIR", "/tmp"),
         shape,
         workers,
-        Optional.ofNullable(env.get("KSE_NAMESPACE")).filter(s -> !s.isBlank()),
+        r.optional("KSE_NAMESPACE", x -> x),
         fieldSelector,
         leader,
-        env.getOrDefault("KSE_LEASE_NAMESPACE", env.getOrDefault("POD_NAMESPACE", "default")),
-        env.getOrDefault("KSE_LEASE_NAME", "kube-slurm-extender"),
+        r.string("KSE_LEASE_NAMESPACE", env.getOrDefault("POD_NAMESPACE", "default")),
+        r.string("KSE_LEASE_NAME", "kube-slurm-extender"),
         drainVia,
         scontrolConf,
-        Duration.ofMillis(pdbOverride),
+        pdbOverride,
         slurm);
-  }
-
-  private static boolean bool(String s) {
-    if (!s.equals("true") && !s.equals("false")) {
-      throw new IllegalArgumentException();
-    }
-    return Boolean.parseBoolean(s);
-  }
-
-  private static int number(
-      Map<String, String> env, String name, long dflt, long min, long max, List<String> problems) {
-    return (int)
-        (long)
-            parse(
-                env,
-                name,
-                dflt,
-                s -> {
-                  long v = Long.parseLong(s.trim());
-                  if (v < min || v > max) {
-                    throw new IllegalArgumentException();
-                  }
-                  return v;
-                },
-                "a whole number from " + min + " to " + max,
-                problems);
-  }
-
-  private static <T> T parse(
-      Map<String, String> env,
-      String name,
-      T dflt,
-      Function<String, T> f,
-      String expected,
-      List<String> problems) {
-    String raw = env.get(name);
-    if (raw == null || raw.isBlank()) {
-      return dflt;
-    }
-    try {
-      return f.apply(raw.trim());
-    } catch (RuntimeException e) {
-      problems.add(name + "='" + raw + "': expected " + expected);
-      return dflt;
-    }
   }
 }

@@ -145,7 +145,7 @@ public final class ExtenderService implements AutoCloseable {
             cfg.pdbOverride(),
             metrics);
     NodeAdmin nodeAdmin =
-        cfg.drainVia().equals("scontrol")
+        cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
             ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())
             : NodeAdmin.rest(slurm);
     this.nodeSync = new NodeSync(kubeNodes, cache, nodeAdmin, nodeNames, isWriter);
@@ -354,7 +354,7 @@ public final class ExtenderService implements AutoCloseable {
   }
 
   private void syncNode(String node) {
-    if (!cfg.drainVia().equals("off")) {
+    if (cfg.drainVia() != ExtenderConfig.DrainVia.OFF) {
       try {
         nodeSync.reconcile(node);
       } catch (RuntimeException e) {
@@ -364,7 +364,7 @@ public final class ExtenderService implements AutoCloseable {
   }
 
   private void syncAllNodes() {
-    if (!cfg.drainVia().equals("off")) {
+    if (cfg.drainVia() != ExtenderConfig.DrainVia.OFF) {
       try {
         nodeSync.reconcileAll();
       } catch (RuntimeException e) {

@@ -1,14 +1,12 @@
 package io.kse.slurm;
 
+import io.kse.slurm.settings.Settings;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * How to reach slurmrestd and how hard to try. Built from {@code KSE_SLURM_*} variables by {@link
@@ -68,46 +66,46 @@ public record SlurmConfig(
 
   /** Reads the {@code KSE_SLURM_*} variables of {@code env}; other variables are ignored. */
   public static SlurmConfig fromEnv(Map<String, String> env) {
-    List<String> problems = new ArrayList<>();
-    env.keySet().stream()
-        .filter(k -> k.startsWith("KSE_SLURM_") && !VARIABLES.containsKey(k))
-        .sorted()
-        .forEach(
-            k ->
-                problems.add(
-                    k
-                        + ": unknown variable; known: "
-                        + VARIABLES.keySet().stream().sorted().toList()));
-    Reader r = new Reader(env, problems);
+    Settings settings = new Settings(env).refuseUnknown("KSE_SLURM_", VARIABLES.keySet());
+    SlurmConfig c = read(settings);
+    settings.throwIfAny("invalid Slurm settings");
+    return c;
+  }
+
+  /**
+   * Reads the {@code KSE_SLURM_*} settings into {@code settings}' problem list (the extender reads
+   * its own and these into one); null when any is wrong.
+   */
+  public static SlurmConfig read(Settings r) {
+    int before = r.problems().size();
     URI url = r.required("KSE_SLURM_URL", SlurmConfig::parseUrl);
-    Optional<Path> tokenFile = r.optional("KSE_SLURM_JWT_FILE", Path::of);
+    Optional<Path> tokenFile = r.path("KSE_SLURM_JWT_FILE");
     Optional<String> token = r.optional("KSE_SLURM_JWT", s -> s);
     if (tokenFile.isEmpty() && token.isEmpty()) {
-      problems.add("KSE_SLURM_JWT_FILE or KSE_SLURM_JWT: one is required");
+      r.problem("KSE_SLURM_JWT_FILE or KSE_SLURM_JWT: one is required");
     }
     Optional<String> user = r.optional("KSE_SLURM_USER", s -> s);
     Optional<ApiVersion> version = r.optional("KSE_SLURM_API_VERSION", ApiVersion::parse);
     Duration connect = r.millis("KSE_SLURM_CONNECT_TIMEOUT_MS", 2000);
     Duration request = r.millis("KSE_SLURM_TIMEOUT_MS", 5000);
-    int inFlight = r.positive("KSE_SLURM_MAX_IN_FLIGHT", 32);
-    int attempts = r.positive("KSE_SLURM_RETRY_ATTEMPTS", 3);
+    int inFlight = positive(r, "KSE_SLURM_MAX_IN_FLIGHT", 32);
+    int attempts = positive(r, "KSE_SLURM_RETRY_ATTEMPTS", 3);
     Duration backoff = r.millis("KSE_SLURM_RETRY_BACKOFF_MS", 200);
     Duration open = r.millis("KSE_SLURM_CIRCUIT_OPEN_MS", 5000);
-    Optional<Path> ca = r.optional("KSE_SLURM_CA_FILE", Path::of);
+    Optional<Path> ca = r.path("KSE_SLURM_CA_FILE");
     // a bad CA file is a configuration error, said at start, not a connector thread dying later
     ca.ifPresent(
         f -> {
           try {
             SlurmClients.trusting(f);
           } catch (IllegalArgumentException e) {
-            problems.add("KSE_SLURM_CA_FILE=" + f + ": " + e.getMessage());
+            r.problem("KSE_SLURM_CA_FILE=" + f + ": " + e.getMessage());
           }
         });
     Duration poll = r.millis("KSE_SLURM_POLL_INTERVAL_MS", 500);
     Duration resync = r.millis("KSE_SLURM_RESYNC_INTERVAL_MS", 30000);
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(
-          "invalid Slurm settings:\n  - " + String.join("\n  - ", problems));
+    if (r.problems().size() > before) {
+      return null;
     }
     return new SlurmConfig(
         url, user, tokenFile, token, version, connect, request, inFlight, attempts, backoff, open,
@@ -217,61 +215,20 @@ public record SlurmConfig(
     return u;
   }
 
-  /** Parses variables, collecting every problem instead of stopping at the first. */
-  private record Reader(Map<String, String> env, List<String> problems) {
-    <T> Optional<T> optional(String name, Function<String, T> parse) {
-      String raw = env.get(name);
-      if (raw == null || raw.isBlank()) {
-        return Optional.empty();
-      }
-      try {
-        return Optional.of(parse.apply(raw.trim()));
-      } catch (RuntimeException e) {
-        problems.add(name + "='" + raw + "': " + e.getMessage());
-        return Optional.empty();
-      }
-    }
-
-    <T> T required(String name, Function<String, T> parse) {
-      Optional<T> v = optional(name, parse);
-      if (v.isEmpty() && (env.get(name) == null || env.get(name).isBlank())) {
-        problems.add(name + ": required");
-      }
-      return v.orElse(null);
-    }
-
-    int positive(String name, int dflt) {
-      return optional(
-              name,
-              s -> {
+  private static int positive(Settings r, String name, int dflt) {
+    return r.optional(
+            name,
+            s -> {
+              try {
                 int v = Integer.parseInt(s);
-                if (v < 1) {
-                  throw new IllegalArgumentException("expected a positive whole number");
+                if (v >= 1) {
+                  return v;
                 }
-                return v;
-              })
-          .orElse(dflt);
-    }
-
-    Duration millis(String name, long dflt) {
-      return Duration.ofMillis(
-          optional(
-                  name,
-                  s -> {
-                    long v;
-                    try {
-                      v = Long.parseLong(s);
-                    } catch (NumberFormatException e) {
-                      throw new IllegalArgumentException(
-                          "expected a positive whole number of milliseconds");
-                    }
-                    if (v < 1) {
-                      throw new IllegalArgumentException(
-                          "expected a positive whole number of milliseconds");
-                    }
-                    return v;
-                  })
-              .orElse(dflt));
-    }
+              } catch (NumberFormatException e) {
+                // below
+              }
+              throw new IllegalArgumentException("expected a positive whole number");
+            })
+        .orElse(dflt);
   }
 }

@@ -20,6 +20,18 @@ import org.slf4j.LoggerFactory;
 public final class WriterLease implements BooleanSupplier, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WriterLease.class);
 
+  /**
+   * How long a dead writer keeps the Lease: the longest a fail-over waits (a restarted container
+   * with the same POD_NAME takes its own Lease back at once). kube-scheduler's own default.
+   */
+  static final Duration LEASE_DURATION = Duration.ofSeconds(15);
+
+  /** A writer that cannot renew within this stops acting, before a peer may take over. */
+  static final Duration RENEW_DEADLINE = Duration.ofSeconds(10);
+
+  /** How often a follower tries to take the Lease, and the writer renews it. */
+  static final Duration RETRY_PERIOD = Duration.ofSeconds(2);
+
   private final AtomicBoolean leading = new AtomicBoolean();
   private final CompletableFuture<?> election;
 
@@ -39,9 +51,9 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
                 new LeaderElectionConfigBuilder()
                     .withName(name)
                     .withLock(new LeaseLock(namespace, name, identity))
-                    .withLeaseDuration(Duration.ofSeconds(15))
-                    .withRenewDeadline(Duration.ofSeconds(10))
-                    .withRetryPeriod(Duration.ofSeconds(2))
+                    .withLeaseDuration(LEASE_DURATION)
+                    .withRenewDeadline(RENEW_DEADLINE)
+                    .withRetryPeriod(RETRY_PERIOD)
                     .withReleaseOnCancel()
                     .withLeaderCallbacks(
                         new LeaderCallbacks(
