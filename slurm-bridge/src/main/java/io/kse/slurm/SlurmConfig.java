@@ -88,8 +88,8 @@ public record SlurmConfig(
     Optional<ApiVersion> version = r.optional("KSE_SLURM_API_VERSION", ApiVersion::parse);
     Duration connect = r.millis("KSE_SLURM_CONNECT_TIMEOUT_MS", 2000);
     Duration request = r.millis("KSE_SLURM_TIMEOUT_MS", 5000);
-    int inFlight = positive(r, "KSE_SLURM_MAX_IN_FLIGHT", 32);
-    int attempts = positive(r, "KSE_SLURM_RETRY_ATTEMPTS", 3);
+    int inFlight = r.positive("KSE_SLURM_MAX_IN_FLIGHT", 32);
+    int attempts = r.positive("KSE_SLURM_RETRY_ATTEMPTS", 3);
     Duration backoff = r.millis("KSE_SLURM_RETRY_BACKOFF_MS", 200);
     Duration open = r.millis("KSE_SLURM_CIRCUIT_OPEN_MS", 5000);
     Optional<Path> ca = r.path("KSE_SLURM_CA_FILE");
@@ -213,22 +213,5 @@ public record SlurmConfig(
       throw new IllegalArgumentException("expected an http:// or https:// URL with a host");
     }
     return u;
-  }
-
-  private static int positive(Settings r, String name, int dflt) {
-    return r.optional(
-            name,
-            s -> {
-              try {
-                int v = Integer.parseInt(s);
-                if (v >= 1) {
-                  return v;
-                }
-              } catch (NumberFormatException e) {
-                // below
-              }
-              throw new IllegalArgumentException("expected a positive whole number");
-            })
-        .orElse(dflt);
   }
 }

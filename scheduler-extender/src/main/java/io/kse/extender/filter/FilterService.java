@@ -40,7 +40,9 @@ public final class FilterService {
     Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
     Optional<PlaceholderState> state = registry.get(pod.uid());
     if (state.isPresent() && state.get() instanceof PlaceholderState.Rejected r) {
-      return none("kse: rejected by the placement policy: " + r.reason(), "policy_rejected");
+      return none(
+          "kse: rejected by the placement policy: " + r.reason(),
+          FilterVerdict.Code.POLICY_REJECTED);
     }
     if (job.isEmpty()) {
       return withoutJob(pod, state);
@@ -63,12 +65,12 @@ public final class FilterService {
                 + String.join(",", allocated)
                 + " to this pod, which is not"
                 + " among the candidate nodes",
-            "allocated_elsewhere");
+            FilterVerdict.Code.ALLOCATED_ELSEWHERE);
       }
       return new FilterVerdict(
           passing,
           "kse: Slurm allocated " + String.join(",", allocated) + " to this pod",
-          "allocated");
+          FilterVerdict.Code.ALLOCATED);
     }
     if (j.state().isFinal()) {
       // the placeholder ended before the pod was bound (preempted, cancelled…): submit anew
@@ -80,29 +82,34 @@ public final class FilterService {
               + j.state()
               + ") before the pod was bound;"
               + " submitting a new placeholder",
-          "job_ended");
+          FilterVerdict.Code.JOB_ENDED);
     }
     if (j.state() == JobState.PENDING) {
-      return none("kse: waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")", "pending");
+      return none(
+          "kse: waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")",
+          FilterVerdict.Code.PENDING);
     }
-    return none("kse: Slurm job " + j.id() + " is " + j.state(), "not_running");
+    return none("kse: Slurm job " + j.id() + " is " + j.state(), FilterVerdict.Code.NOT_RUNNING);
   }
 
   private FilterVerdict withoutJob(PodRef pod, Optional<PlaceholderState> state) {
     if (state.isPresent() && state.get() instanceof PlaceholderState.Submitted s) {
       // submitted, the cache has not seen it yet
-      return none("kse: waiting for Slurm job " + s.jobId() + " (submitted)", "pending");
+      return none(
+          "kse: waiting for Slurm job " + s.jobId() + " (submitted)", FilterVerdict.Code.PENDING);
     }
     if (state.isPresent() && state.get() instanceof PlaceholderState.SubmitFailed f) {
       requestPlaceholder.accept(pod); // retried once its backoff has passed
       return none(
-          "kse: the Slurm placeholder could not be submitted: " + f.reason(), "submit_failed");
+          "kse: the Slurm placeholder could not be submitted: " + f.reason(),
+          FilterVerdict.Code.SUBMIT_FAILED);
     }
     requestPlaceholder.accept(pod);
-    return none("kse: waiting for the Slurm placeholder to be submitted", "not_submitted");
+    return none(
+        "kse: waiting for the Slurm placeholder to be submitted", FilterVerdict.Code.NOT_SUBMITTED);
   }
 
-  private static FilterVerdict none(String reason, String code) {
+  private static FilterVerdict none(String reason, FilterVerdict.Code code) {
     return new FilterVerdict(List.of(), reason, code);
   }
 }

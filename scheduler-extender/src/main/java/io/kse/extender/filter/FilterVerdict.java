@@ -1,15 +1,33 @@
 package io.kse.extender.filter;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The answer for one pod: the nodes that pass, and one stable reason for all the others. Rejections
  * are unresolvable: Kubernetes preemption cannot free a node Slurm did not allocate.
  *
- * @param code a short stable code for metrics (never a name or number)
+ * @param code why, as a closed set for metrics and logs (never a name or number)
  */
-public record FilterVerdict(List<String> passing, String reason, String code) {
+public record FilterVerdict(List<String> passing, String reason, Code code) {
   public FilterVerdict {
     passing = List.copyOf(passing);
+  }
+
+  /** Every answer filter gives. */
+  public enum Code {
+    ALLOCATED,
+    ALLOCATED_ELSEWHERE,
+    PENDING,
+    NOT_RUNNING,
+    JOB_ENDED,
+    NOT_SUBMITTED,
+    SUBMIT_FAILED,
+    POLICY_REJECTED;
+
+    /** The metric tag and log value: {@code allocated_elsewhere}. */
+    public String tag() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 }

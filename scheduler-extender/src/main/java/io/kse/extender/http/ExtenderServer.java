@@ -12,7 +12,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -41,11 +40,11 @@ public final class ExtenderServer implements AutoCloseable {
 
   private final FilterRoutes filterRoutes;
   private final BindRoute bindRoute;
+  private final PreemptRoute preemptRoute;
   private final ExtenderMetrics metrics;
   private final BooleanSupplier ready;
   private final Supplier<String> scrape;
-  private final Function<PodRef, Optional<JsonNode>> explain;
-  private final CallerCheck callers;
+  private final ExplainRoute explainRoute;
   private final HttpLimits limits;
   private final Clock clock;
   private final ExecutorService verbPool;
@@ -53,9 +52,6 @@ public final class ExtenderServer implements AutoCloseable {
   private final ExecutorService opsPool;
   private final AtomicInteger connections = new AtomicInteger();
   private volatile BoundedBody body;
-
-  /** Callers trusted without a token: the pod itself. Tests of the token path trust nobody. */
-  private volatile java.util.function.Predicate<String> trusted = ExtenderServer::isLoopback;
 
   static final String NOT_SYNCED = FilterRoutes.NOT_SYNCED;
 
@@ -72,16 +68,16 @@ public final class ExtenderServer implements AutoCloseable {
       Clock clock) {
     this.filterRoutes = new FilterRoutes(filter, synced, limits.maxNodeNames());
     this.bindRoute = new BindRoute(bind);
+    this.preemptRoute = new PreemptRoute(filter, limits.maxNodeNames());
     this.metrics = metrics;
     this.ready = ready;
     this.scrape = scrape;
-    this.explain = explain;
-    this.callers = callers;
     this.limits = limits;
     this.clock = clock;
     this.verbPool = bounded("kse-verb", limits.verbThreads(), limits.queuedVerbs());
     this.bindPool = bounded("kse-bind", limits.bindThreads(), limits.queuedVerbs());
     this.opsPool = bounded("kse-ops", 1, limits.queuedVerbs());
+    this.explainRoute = new ExplainRoute(explain, callers, opsPool);
   }
 
   private static ExecutorService bounded(String name, int threads, int queue) {
@@ -158,7 +154,7 @@ public final class ExtenderServer implements AutoCloseable {
         .handler(ctx -> verbs.run(ctx, "prioritize", filterRoutes::prioritize));
     r.post("/preempt")
         .handler(body)
-        .handler(ctx -> verbs.run(ctx, "preempt", filterRoutes::preempt));
+        .handler(ctx -> verbs.run(ctx, "preempt", preemptRoute::preempt));
     r.post("/bind").handler(body).handler(ctx -> binds.run(ctx, "bind", bindRoute::bind));
     errors(r);
     return r;
@@ -181,72 +177,18 @@ public final class ExtenderServer implements AutoCloseable {
                 ctx.response()
                     .putHeader("Content-Type", "text/plain; version=0.0.4")
                     .end(scrape.get()));
-    r.get("/explain/:namespace/:pod").handler(this::explain);
+    r.get("/explain/:namespace/:pod").handler(explainRoute::explain);
     errors(r);
     return r;
   }
 
-  /** Loopback callers are trusted (the pod itself); others must be allowed to read its pods. */
-  private void explain(RoutingContext ctx) {
-    String ns = ctx.pathParam("namespace");
-    if (ctx.request().remoteAddress() != null
-        && trusted.test(ctx.request().remoteAddress().hostAddress())) {
-      explainNow(ctx, ns);
-      return;
-    }
-    String auth = ctx.request().getHeader("Authorization");
-    String token =
-        auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-            ? auth.substring(7).trim()
-            : "";
-    if (token.isEmpty()) {
-      Responses.problem(
-          ctx,
-          401,
-          "Unauthorized",
-          "explain needs a bearer token of someone who may get pods in " + ns);
-      return;
-    }
-    io.vertx.core.Context loop = Vertx.currentContext();
-    try {
-      opsPool.execute(
-          () -> {
-            CallerCheck.Verdict v = callers.mayReadPods(token, ns);
-            loop.runOnContext(
-                x -> {
-                  switch (v) {
-                    case ALLOWED -> explainNow(ctx, ns);
-                    case FORBIDDEN ->
-                        Responses.problem(
-                            ctx, 403, "Forbidden", "the caller may not get pods in " + ns);
-                    default ->
-                        Responses.problem(ctx, 401, "Unauthorized", "the token is not valid");
-                  }
-                });
-          });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      Responses.problem(ctx, 503, "Busy", "the extender is busy; retry");
-    }
-  }
-
-  private void explainNow(RoutingContext ctx, String ns) {
-    String name = ctx.pathParam("pod");
-    Optional<JsonNode> e = explain.apply(new PodRef(ns, name, ""));
-    if (e.isEmpty()) {
-      Responses.problem(
-          ctx, 404, "NotFound", "no pod " + ns + "/" + name + " of this scheduler is known");
-    } else {
-      Responses.json(ctx, 200, Responses.utf8(e.get().toPrettyString()));
-    }
-  }
-
   /** For tests: no address is trusted, so every explain call needs a token. */
   void trustNoAddress() {
-    trusted = a -> false;
+    explainRoute.trust(a -> false);
   }
 
   void trustLoopbackForTests() {
-    trusted = ExtenderServer::isLoopback;
+    explainRoute.trust(ExtenderServer::isLoopback);
   }
 
   public static boolean isLoopback(String address) {

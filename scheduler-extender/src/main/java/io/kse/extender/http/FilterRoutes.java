@@ -1,16 +1,12 @@
 package io.kse.extender.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.filter.FilterVerdict;
-import io.kse.extender.k8s.PodRef;
 import io.kse.extender.log.Untrusted;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.extender.wire.FilterResponse;
-import io.kse.extender.wire.PreemptRequest;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -19,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * filter, prioritize and preempt: each decided from memory by {@link FilterService}, so Slurm's
- * allocation is the only node that passes.
+ * filter and prioritize: decided from memory by {@link FilterService}, so Slurm's allocation is the
+ * only node that passes.
  */
 final class FilterRoutes {
   private static final Logger LOG = LoggerFactory.getLogger(FilterRoutes.class);
@@ -62,11 +58,11 @@ final class FilterRoutes {
           "filter pod={} uid={} verdict={} passing={} reason=\"{}\"",
           Untrusted.text(req.pod().toString()),
           Untrusted.text(req.pod().uid()),
-          v.code(),
+          v.code().tag(),
           v.passing(),
           Untrusted.text(v.reason()));
     }
-    return new VerbRunner.Answer(out, v.code());
+    return new VerbRunner.Answer(out, v.code().tag());
   }
 
   VerbRunner.Answer prioritize(byte[] body) {
@@ -76,35 +72,6 @@ final class FilterRoutes {
     for (String n : req.nodeNames()) {
       out.addObject().put("Host", n).put("Score", v.passing().contains(n) ? 10 : 0);
     }
-    return new VerbRunner.Answer(Responses.utf8(out.toString()), v.code());
-  }
-
-  /**
-   * Kubernetes-side preemption may evict pods only on the node Slurm allocated to the preemptor;
-   * every other candidate node is vetoed, so nothing unrelated is evicted for a pod waiting on
-   * Slurm.
-   */
-  VerbRunner.Answer preempt(byte[] body) {
-    PreemptRequest req = PreemptRequest.parse(body, maxNodeNames.getAsInt());
-    PodRef ref = req.pod();
-    JsonNode candidates = req.candidates();
-    FilterVerdict v =
-        filter.filter(new FilterRequest(ref, "", Map.of(), req.nodeNames(), Map.of(), false));
-    ObjectNode result = JSON.createObjectNode();
-    ObjectNode victims = result.putObject("NodeNameToMetaVictims");
-    for (String node : v.passing()) {
-      JsonNode c = candidates.path(node);
-      ObjectNode out = victims.putObject(node);
-      ArrayNode pods = out.putArray("Pods");
-      for (JsonNode p : c.path("Pods")) {
-        String uid =
-            p.has("UID") ? p.path("UID").asText() : p.path("metadata").path("uid").asText();
-        pods.addObject().put("UID", uid);
-      }
-      out.put("NumPDBViolations", c.path("NumPDBViolations").asLong(0));
-    }
-    return new VerbRunner.Answer(
-        Responses.utf8(result.toString()),
-        v.passing().isEmpty() ? "vetoed" : "allocated_node_only");
+    return new VerbRunner.Answer(Responses.utf8(out.toString()), v.code().tag());
   }
 }

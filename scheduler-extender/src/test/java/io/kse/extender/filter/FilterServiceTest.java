@@ -43,7 +43,7 @@ class FilterServiceTest {
     cache.pollOnce();
     FilterVerdict v = service.filter(request("gpu-node-0", "gpu-node-1"));
     assertThat(v.passing()).isEmpty();
-    assertThat(v.code()).isEqualTo("not_submitted");
+    assertThat(v.code()).isEqualTo(FilterVerdict.Code.NOT_SUBMITTED);
     assertThat(requested).containsExactly(POD);
   }
 
@@ -72,7 +72,7 @@ class FilterServiceTest {
     cache.pollOnce();
     FilterVerdict v = service.filter(request("gpu-node-0", "gpu-node-1"));
     assertThat(v.passing()).containsExactly("gpu-node-1");
-    assertThat(v.code()).isEqualTo("allocated");
+    assertThat(v.code()).isEqualTo(FilterVerdict.Code.ALLOCATED);
   }
 
   @Test
@@ -103,7 +103,7 @@ class FilterServiceTest {
     cache.pollOnce();
     FilterVerdict v = service.filter(request("gpu-node-1"));
     assertThat(v.passing()).isEmpty();
-    assertThat(v.code()).isEqualTo("job_ended");
+    assertThat(v.code()).isEqualTo(FilterVerdict.Code.JOB_ENDED);
     assertThat(requested).containsExactly(POD);
   }
 

@@ -1,6 +1,7 @@
 package io.kse.slurm.cache;
 
 import io.kse.slurm.JobListing;
+import io.kse.slurm.MetricNames;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
@@ -93,7 +94,7 @@ public final class SlurmStateCache implements AutoCloseable {
     this.resyncInterval = resyncInterval;
     this.clock = clock;
     this.pollTimer =
-        Timer.builder("kse.slurm.cache.poll.duration")
+        Timer.builder(MetricNames.CACHE_POLL)
             .description("One poll of Slurm's jobs and nodes")
             .serviceLevelObjectives(
                 Duration.ofMillis(5),
@@ -104,7 +105,7 @@ public final class SlurmStateCache implements AutoCloseable {
                 Duration.ofSeconds(1))
             .register(registry);
     this.lagTimer =
-        Timer.builder("kse.slurm.cache.visible.lag")
+        Timer.builder(MetricNames.CACHE_VISIBLE_LAG)
             .description(
                 "Slurm event time (start/end/submit, whole seconds) to the cache seeing it; an upper"
                     + " bound, since Slurm truncates its times to the second")
@@ -116,11 +117,11 @@ public final class SlurmStateCache implements AutoCloseable {
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(5))
             .register(registry);
-    Gauge.builder("kse.slurm.cache.age", this, c -> c.age().toMillis() / 1000.0)
+    Gauge.builder(MetricNames.CACHE_AGE, this, c -> c.age().toMillis() / 1000.0)
         .description("Seconds since the last successful poll of Slurm")
         .baseUnit("seconds")
         .register(registry);
-    Gauge.builder("kse.slurm.cache.jobs", this, c -> c.snapshot.jobs().size())
+    Gauge.builder(MetricNames.CACHE_JOBS, this, c -> c.snapshot.jobs().size())
         .description("Jobs in the Slurm cache")
         .register(registry);
     this.poller =

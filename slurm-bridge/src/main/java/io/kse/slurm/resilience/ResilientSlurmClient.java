@@ -39,12 +39,12 @@ import java.util.function.Supplier;
  */
 public final class ResilientSlurmClient implements SlurmClient {
   /** Micrometer name; Prometheus: {@code kse_slurm_request_duration_seconds}. */
-  public static final String REQUEST_TIMER = "kse.slurm.request.duration";
+  public static final String REQUEST_TIMER = io.kse.slurm.MetricNames.REQUEST;
 
   /**
    * Micrometer name; Prometheus: {@code kse_slurm_circuit_state} (0 closed, 1 open, 2 half-open).
    */
-  public static final String CIRCUIT_GAUGE = "kse.slurm.circuit.state";
+  public static final String CIRCUIT_GAUGE = io.kse.slurm.MetricNames.CIRCUIT;
 
   private final SlurmClient delegate;
   private final CircuitBreaker circuit;

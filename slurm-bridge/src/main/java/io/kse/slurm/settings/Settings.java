@@ -88,22 +88,29 @@ public final class Settings {
 
   /** A positive whole number of milliseconds. */
   public Duration millis(String name, long dflt) {
-    return Duration.ofMillis(
-        optional(
-                name,
-                s -> {
-                  try {
-                    long v = Long.parseLong(s);
-                    if (v >= 1) {
-                      return v;
-                    }
-                  } catch (NumberFormatException e) {
-                    // below
-                  }
-                  throw new IllegalArgumentException(
-                      "expected a positive whole number of milliseconds");
-                })
-            .orElse(dflt));
+    return Duration.ofMillis(positive(name, dflt, " of milliseconds"));
+  }
+
+  /** A positive whole number. */
+  public int positive(String name, int dflt) {
+    return (int) Math.min(Integer.MAX_VALUE, positive(name, dflt, ""));
+  }
+
+  private long positive(String name, long dflt, String unit) {
+    return optional(
+            name,
+            s -> {
+              try {
+                long v = Long.parseLong(s);
+                if (v >= 1) {
+                  return v;
+                }
+              } catch (NumberFormatException e) {
+                // below
+              }
+              throw new IllegalArgumentException("expected a positive whole number" + unit);
+            })
+        .orElse(dflt);
   }
 
   /** Milliseconds from {@code min} to {@code max}. */

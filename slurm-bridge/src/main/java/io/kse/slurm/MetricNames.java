@@ -1,0 +1,27 @@
+package io.kse.slurm;
+
+/**
+ * Every meter the bridge registers ({@code kse.slurm.*}; Prometheus {@code kse_slurm_*}), in one
+ * place; the extender's own are in its {@code ExtenderMetrics}.
+ */
+public final class MetricNames {
+  /** Slurm REST calls, including retries: tags operation, api_version, outcome. */
+  public static final String REQUEST = "kse.slurm.request.duration";
+
+  /** The circuit breaker: 0 closed, 1 open, 2 half-open. */
+  public static final String CIRCUIT = "kse.slurm.circuit.state";
+
+  /** One poll of the job/node cache. */
+  public static final String CACHE_POLL = "kse.slurm.cache.poll.duration";
+
+  /** A change's age when the cache first saw it (from Slurm's own timestamps). */
+  public static final String CACHE_VISIBLE_LAG = "kse.slurm.cache.visible.lag";
+
+  /** Seconds since the cache's last successful poll. */
+  public static final String CACHE_AGE = "kse.slurm.cache.age";
+
+  /** Jobs in the cache. */
+  public static final String CACHE_JOBS = "kse.slurm.cache.jobs";
+
+  private MetricNames() {}
+}
