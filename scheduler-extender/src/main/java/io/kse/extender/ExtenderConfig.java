@@ -2,18 +2,22 @@ package io.kse.extender;
 
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmConfig;
+import io.kse.slurm.settings.Setting;
 import io.kse.slurm.settings.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Everything the service reads at start, from {@code KSE_*} environment variables (the Slurm ones
- * via {@link SlurmConfig}). Every problem is reported at once; unknown {@code KSE_*} names are
- * errors so a typo does not pass silently.
+ * via {@link SlurmConfig}). Each setting is declared once below (name, meaning, default, how it is
+ * read); every problem is reported at once; unknown {@code KSE_*} names are errors so a typo does
+ * not pass silently.
  */
 public record ExtenderConfig(
     String host,
@@ -35,7 +39,216 @@ public record ExtenderConfig(
     Duration pdbOverride,
     SlurmConfig slurm) {
 
-  public static final Map<String, String> VARIABLES = variables();
+  /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
+  public enum DrainVia {
+    REST,
+    SCONTROL,
+    OFF
+  }
+
+  static final Setting<String> HTTP_HOST =
+      Setting.string(
+          "KSE_HTTP_HOST",
+          "listen address of the verbs (filter/prioritize/preempt/bind): loopback, as"
+              + " kube-scheduler runs in the same pod",
+          "127.0.0.1");
+  static final Setting<Integer> HTTP_PORT =
+      Setting.integer("KSE_HTTP_PORT", "listen port of the verbs", 8888, 1, 65535);
+  static final Setting<Optional<Path>> TLS_CERT =
+      Setting.path(
+          "KSE_HTTP_TLS_CERT_FILE",
+          "PEM certificate: serve the verbs over HTTPS (with KSE_HTTP_TLS_KEY_FILE and"
+              + " KSE_HTTP_TLS_CLIENT_CA_FILE), for a kube-scheduler that runs apart");
+  static final Setting<Optional<Path>> TLS_KEY =
+      Setting.path("KSE_HTTP_TLS_KEY_FILE", "PEM private key of KSE_HTTP_TLS_CERT_FILE");
+  static final Setting<Optional<Path>> TLS_CLIENT_CA =
+      Setting.path(
+          "KSE_HTTP_TLS_CLIENT_CA_FILE",
+          "PEM CA: only clients with a certificate it signed may call the verbs");
+  static final Setting<Boolean> PLAINTEXT =
+      Setting.bool(
+          "KSE_HTTP_PLAINTEXT_ON_NETWORK",
+          "true: allow the verbs on a non-loopback address without TLS, so anyone who reaches the"
+              + " port can bind pods",
+          false);
+  static final Setting<String> OPS_HOST =
+      Setting.string(
+          "KSE_OPS_HOST", "listen address of /healthz, /readyz, /metrics and /explain", "0.0.0.0");
+  static final Setting<Integer> OPS_PORT =
+      Setting.integer(
+          "KSE_OPS_PORT",
+          "listen port of /healthz, /readyz, /metrics and /explain; /explain answers loopback"
+              + " callers, others need a token allowed to get the pod",
+          8889,
+          0,
+          65535);
+  static final Setting<String> SCHEDULER_NAME =
+      Setting.string(
+          "KSE_SCHEDULER_NAME",
+          "schedulerName of the pods this extender handles",
+          "slurm-inference");
+  static final Setting<Path> POLICY_FILE =
+      Setting.requiredPath(
+          "KSE_POLICY_FILE", "the placement policy YAML, e.g. a mounted ConfigMap");
+  static final Setting<Duration> POLICY_RELOAD =
+      Setting.millis(
+          "KSE_POLICY_RELOAD_MS",
+          "how often the policy file is checked for changes",
+          5000,
+          100,
+          3_600_000);
+  static final Setting<Long> BODY_LIMIT =
+      Setting.number(
+          "KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted", 8 << 20, 1024, 256 << 20);
+  static final Setting<Long> INFLIGHT =
+      Setting.number(
+          "KSE_HTTP_INFLIGHT_BYTES",
+          "request body bytes held at once over all connections; beyond, 503",
+          64 << 20,
+          1024,
+          Integer.MAX_VALUE);
+  static final Setting<Integer> MAX_CONNECTIONS =
+      Setting.integer(
+          "KSE_HTTP_MAX_CONNECTIONS", "open connections; more are closed at once", 256, 1, 65_536);
+  static final Setting<Duration> BODY_TIMEOUT =
+      Setting.millis(
+          "KSE_HTTP_BODY_TIMEOUT_MS",
+          "time for a whole request body to arrive; beyond, 408 and the connection closed",
+          10_000,
+          100,
+          600_000);
+  static final Setting<Duration> IDLE_TIMEOUT =
+      Setting.millis(
+          "KSE_HTTP_IDLE_TIMEOUT_MS",
+          "idle connections are closed after this",
+          120_000,
+          1000,
+          3_600_000);
+  static final Setting<Integer> VERB_THREADS =
+      Setting.integer(
+          "KSE_HTTP_VERB_THREADS",
+          "threads computing filter/prioritize/preempt answers, off the event loop",
+          2,
+          1,
+          64);
+  static final Setting<Integer> QUEUED_VERBS =
+      Setting.integer(
+          "KSE_HTTP_QUEUED_VERBS",
+          "verb calls waiting for a thread; more are answered 503",
+          64,
+          1,
+          100_000);
+  static final Setting<Integer> MIN_NODE_NAMES =
+      Setting.integer(
+          "KSE_HTTP_MIN_NODE_NAMES",
+          "a request may name as many candidate nodes as the cluster has plus 10% and 100, and at"
+              + " least this many",
+          1000,
+          1,
+          1_000_000);
+  static final Setting<String> WORKDIR =
+      Setting.string(
+          "KSE_PLACEHOLDER_WORKDIR",
+          "working directory of placeholder jobs on Slurm nodes",
+          "/tmp");
+  static final Setting<JobSubmission.Shape> SHAPE =
+      Setting.choice(
+          "KSE_PLACEHOLDER_SHAPE",
+          "batch (every Slurm) or external (slurmrestd v0.0.44)",
+          JobSubmission.Shape.BATCH,
+          JobSubmission.Shape.class);
+  static final Setting<Integer> WORKERS =
+      Setting.integer("KSE_WORKERS", "threads for Slurm and API calls", 8, 1, 256);
+  static final Setting<Optional<String>> NAMESPACE =
+      Setting.optional("KSE_NAMESPACE", "only watch pods in this namespace", "all");
+  static final Setting<Void> CONFIG_FILE =
+      Setting.documented(
+          "KSE_CONFIG_FILE",
+          "YAML file of these same KSE_* settings; the environment overrides it",
+          "");
+  static final Setting<Boolean> LEADER_ELECTION =
+      Setting.bool(
+          "KSE_LEADER_ELECTION",
+          "true: only the Lease holder submits/cancels/evicts (run 2+ replicas);"
+              + " false: this replica always does",
+          true);
+  static final Setting<Optional<String>> LEASE_NAMESPACE =
+      Setting.optional(
+          "KSE_LEASE_NAMESPACE", "namespace of the writer Lease", "POD_NAMESPACE, else default");
+  static final Setting<String> LEASE_NAME =
+      Setting.string("KSE_LEASE_NAME", "name of the writer Lease", "kube-slurm-extender");
+  static final Setting<DrainVia> DRAIN_VIA =
+      Setting.choice(
+          "KSE_DRAIN_VIA",
+          "how cordons drain Slurm nodes: rest (slurmrestd v0.0.41+), scontrol (needs"
+              + " KSE_SCONTROL_CONF and munge), or off",
+          DrainVia.REST,
+          DrainVia.class);
+  static final Setting<Duration> PDB_OVERRIDE =
+      Setting.millis(
+          "KSE_PDB_OVERRIDE_MS",
+          "how long a PodDisruptionBudget may hold off evicting a pod whose Slurm job ended before"
+              + " the pod is deleted anyway: its GPUs already belong to another job",
+          60_000,
+          0,
+          86_400_000);
+  static final Setting<Optional<String>> SCONTROL_CONF =
+      Setting.optional(
+          "KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol", "");
+  static final Setting<Void> LOG_LEVEL =
+      Setting.documented(
+          "KSE_LOG_LEVEL", "log level of the extender's own loggers (read by logback)", "INFO");
+  static final Setting<Boolean> FIELD_SELECTOR =
+      Setting.bool(
+          "KSE_POD_FIELD_SELECTOR",
+          "true: the API server selects pods by spec.schedulerName; false: select"
+              + " in the extender, for servers without that field selector",
+          true);
+
+  /** Every setting of the extender, in the order the docs list them. */
+  static final List<Setting<?>> SETTINGS =
+      List.of(
+          HTTP_HOST,
+          HTTP_PORT,
+          TLS_CERT,
+          TLS_KEY,
+          TLS_CLIENT_CA,
+          PLAINTEXT,
+          OPS_HOST,
+          OPS_PORT,
+          SCHEDULER_NAME,
+          POLICY_FILE,
+          POLICY_RELOAD,
+          BODY_LIMIT,
+          INFLIGHT,
+          MAX_CONNECTIONS,
+          BODY_TIMEOUT,
+          IDLE_TIMEOUT,
+          VERB_THREADS,
+          QUEUED_VERBS,
+          MIN_NODE_NAMES,
+          WORKDIR,
+          SHAPE,
+          WORKERS,
+          NAMESPACE,
+          CONFIG_FILE,
+          LEADER_ELECTION,
+          LEASE_NAMESPACE,
+          LEASE_NAME,
+          DRAIN_VIA,
+          PDB_OVERRIDE,
+          SCONTROL_CONF,
+          LOG_LEVEL,
+          FIELD_SELECTOR);
+
+  /** Each variable with its one line of documentation (generated docs, unknown-name errors). */
+  public static final Map<String, String> VARIABLES = docs(SETTINGS);
+
+  static Map<String, String> docs(List<Setting<?>> settings) {
+    Map<String, String> v = new LinkedHashMap<>();
+    settings.forEach(s -> v.put(s.name(), s.doc()));
+    return java.util.Collections.unmodifiableMap(v);
+  }
 
   /**
    * The HTTP server's limits ({@link io.kse.extender.http.HttpLimits}): together they bound what
@@ -54,116 +267,20 @@ public record ExtenderConfig(
       int queuedVerbs,
       int nodeNamesFloor) {}
 
-  private static Map<String, String> variables() {
-    Map<String, String> v = new LinkedHashMap<>();
-    v.put(
-        "KSE_HTTP_HOST",
-        "listen address of the verbs (filter/prioritize/preempt/bind) (default 127.0.0.1:"
-            + " kube-scheduler runs in the same pod)");
-    v.put("KSE_HTTP_PORT", "listen port of the verbs (default 8888)");
-    v.put(
-        "KSE_HTTP_TLS_CERT_FILE",
-        "PEM certificate: serve the verbs over HTTPS (with KSE_HTTP_TLS_KEY_FILE and"
-            + " KSE_HTTP_TLS_CLIENT_CA_FILE), for a kube-scheduler that runs apart");
-    v.put("KSE_HTTP_TLS_KEY_FILE", "PEM private key of KSE_HTTP_TLS_CERT_FILE");
-    v.put(
-        "KSE_HTTP_TLS_CLIENT_CA_FILE",
-        "PEM CA: only clients with a certificate it signed may call the verbs");
-    v.put(
-        "KSE_HTTP_PLAINTEXT_ON_NETWORK",
-        "true: allow the verbs on a non-loopback address without TLS, so anyone who reaches the"
-            + " port can bind pods (default false)");
-    v.put(
-        "KSE_OPS_HOST",
-        "listen address of /healthz, /readyz, /metrics and /explain (default 0.0.0.0)");
-    v.put(
-        "KSE_OPS_PORT",
-        "listen port of /healthz, /readyz, /metrics and /explain; /explain answers loopback"
-            + " callers, others need a token allowed to get the pod (default 8889)");
-    v.put(
-        "KSE_SCHEDULER_NAME",
-        "schedulerName of the pods this extender handles (default slurm-inference)");
-    v.put("KSE_POLICY_FILE", "the placement policy YAML (required), e.g. a mounted ConfigMap");
-    v.put(
-        "KSE_POLICY_RELOAD_MS", "how often the policy file is checked for changes (default 5000)");
-    v.put("KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted (default 8388608)");
-    v.put(
-        "KSE_HTTP_INFLIGHT_BYTES",
-        "request body bytes held at once over all connections; beyond, 503 (default 67108864)");
-    v.put("KSE_HTTP_MAX_CONNECTIONS", "open connections; more are closed at once (default 256)");
-    v.put(
-        "KSE_HTTP_BODY_TIMEOUT_MS",
-        "time for a whole request body to arrive; beyond, 408 and the connection closed"
-            + " (default 10000)");
-    v.put("KSE_HTTP_IDLE_TIMEOUT_MS", "idle connections are closed after this (default 120000)");
-    v.put(
-        "KSE_HTTP_VERB_THREADS",
-        "threads computing filter/prioritize/preempt answers, off the event loop (default 2)");
-    v.put(
-        "KSE_HTTP_QUEUED_VERBS",
-        "verb calls waiting for a thread; more are answered 503 (default 64)");
-    v.put(
-        "KSE_HTTP_MIN_NODE_NAMES",
-        "a request may name as many candidate nodes as the cluster has plus 10% and 100, and at"
-            + " least this many (default 1000)");
-    v.put(
-        "KSE_PLACEHOLDER_WORKDIR",
-        "working directory of placeholder jobs on Slurm nodes (default /tmp)");
-    v.put(
-        "KSE_PLACEHOLDER_SHAPE",
-        "batch (every Slurm) or external (slurmrestd v0.0.44) (default batch)");
-    v.put("KSE_WORKERS", "threads for Slurm and API calls (default 8)");
-    v.put("KSE_NAMESPACE", "only watch pods in this namespace (default: all)");
-    v.put(
-        "KSE_CONFIG_FILE", "YAML file of these same KSE_* settings; the environment overrides it");
-    v.put(
-        "KSE_LEADER_ELECTION",
-        "true: only the Lease holder submits/cancels/evicts (run 2+ replicas);"
-            + " false: this replica always does (default true)");
-    v.put(
-        "KSE_LEASE_NAMESPACE",
-        "namespace of the writer Lease (default: POD_NAMESPACE, else default)");
-    v.put("KSE_LEASE_NAME", "name of the writer Lease (default kube-slurm-extender)");
-    v.put(
-        "KSE_DRAIN_VIA",
-        "how cordons drain Slurm nodes: rest (slurmrestd v0.0.41+), scontrol (needs"
-            + " KSE_SCONTROL_CONF and munge), or off (default rest)");
-    v.put(
-        "KSE_PDB_OVERRIDE_MS",
-        "how long a PodDisruptionBudget may hold off evicting a pod whose Slurm job ended before"
-            + " the pod is deleted anyway: its GPUs already belong to another job (default 60000)");
-    v.put("KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol");
-    v.put(
-        "KSE_LOG_LEVEL", "log level of the extender's own loggers (default INFO; read by logback)");
-    v.put(
-        "KSE_POD_FIELD_SELECTOR",
-        "true: the API server selects pods by spec.schedulerName; false: select"
-            + " in the extender, for servers without that field selector (default true)");
-    return Map.copyOf(v);
-  }
-
-  /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
-  public enum DrainVia {
-    REST,
-    SCONTROL,
-    OFF
-  }
-
   public static ExtenderConfig fromEnv(Map<String, String> env) {
     // every KSE_* name is ours: the extender's, the bridge's (KSE_SLURM_*), or an error; test
     // harness variables (KSE_LAB_*) are not accepted in production either
-    java.util.Set<String> known = new java.util.HashSet<>(VARIABLES.keySet());
+    Set<String> known = new HashSet<>(VARIABLES.keySet());
     known.addAll(SlurmConfig.VARIABLES.keySet());
     Settings r = new Settings(env).refuseUnknown("KSE_", known);
     SlurmConfig slurm = SlurmConfig.read(r);
-    String host = r.string("KSE_HTTP_HOST", "127.0.0.1");
-    int port = r.integer("KSE_HTTP_PORT", 8888, 1, 65535);
-    String scheduler = r.string("KSE_SCHEDULER_NAME", "slurm-inference");
-    Path policy = r.required("KSE_POLICY_FILE", Path::of);
-    Duration reload = r.millis("KSE_POLICY_RELOAD_MS", 5000, 100, 3_600_000);
-    List<String> tlsNames =
-        List.of("KSE_HTTP_TLS_CERT_FILE", "KSE_HTTP_TLS_KEY_FILE", "KSE_HTTP_TLS_CLIENT_CA_FILE");
-    List<Path> tlsFiles = tlsNames.stream().map(r::path).flatMap(Optional::stream).toList();
+    String host = HTTP_HOST.read(r);
+    int port = HTTP_PORT.read(r);
+    List<Path> tlsFiles =
+        List.of(TLS_CERT, TLS_KEY, TLS_CLIENT_CA).stream()
+            .map(s -> s.read(r))
+            .flatMap(Optional::stream)
+            .toList();
     Optional<io.kse.extender.http.TlsFiles> tls = Optional.empty();
     if (tlsFiles.size() == 3) {
       io.kse.extender.http.TlsFiles t =
@@ -171,33 +288,36 @@ public record ExtenderConfig(
       t.problems().forEach(r::problem);
       tls = Optional.of(t);
     } else if (!tlsFiles.isEmpty()) {
-      r.problem(tlsNames + ": set all three for HTTPS with client certificates, or none");
+      r.problem(
+          List.of(TLS_CERT.name(), TLS_KEY.name(), TLS_CLIENT_CA.name())
+              + ": set all three for HTTPS with client certificates, or none");
     }
-    boolean plaintext = r.bool("KSE_HTTP_PLAINTEXT_ON_NETWORK", false);
-    if (tls.isEmpty() && !plaintext && !io.kse.extender.http.ExtenderServer.isLoopback(host)) {
+    if (tls.isEmpty()
+        && !PLAINTEXT.read(r)
+        && !io.kse.extender.http.ExtenderServer.isLoopback(host)) {
       r.problem(
           "KSE_HTTP_HOST="
               + host
               + ": the verbs bind pods; off loopback they need TLS with client certificates"
               + " (KSE_HTTP_TLS_*), or KSE_HTTP_PLAINTEXT_ON_NETWORK=true to accept the risk");
     }
-    int opsPort = r.integer("KSE_OPS_PORT", 8889, 0, 65535);
+    int opsPort = OPS_PORT.read(r);
     if (opsPort != 0 && opsPort == port) {
       r.problem("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
     }
     Http http =
         new Http(
-            r.string("KSE_OPS_HOST", "0.0.0.0"),
+            OPS_HOST.read(r),
             opsPort,
             tls,
-            r.number("KSE_HTTP_BODY_LIMIT_BYTES", 8 << 20, 1024, 256 << 20),
-            r.number("KSE_HTTP_INFLIGHT_BYTES", 64 << 20, 1024, Integer.MAX_VALUE),
-            r.integer("KSE_HTTP_MAX_CONNECTIONS", 256, 1, 65_536),
-            r.millis("KSE_HTTP_BODY_TIMEOUT_MS", 10_000, 100, 600_000),
-            r.millis("KSE_HTTP_IDLE_TIMEOUT_MS", 120_000, 1000, 3_600_000),
-            r.integer("KSE_HTTP_VERB_THREADS", 2, 1, 64),
-            r.integer("KSE_HTTP_QUEUED_VERBS", 64, 1, 100_000),
-            r.integer("KSE_HTTP_MIN_NODE_NAMES", 1000, 1, 1_000_000));
+            BODY_LIMIT.read(r),
+            INFLIGHT.read(r),
+            MAX_CONNECTIONS.read(r),
+            BODY_TIMEOUT.read(r),
+            IDLE_TIMEOUT.read(r),
+            VERB_THREADS.read(r),
+            QUEUED_VERBS.read(r),
+            MIN_NODE_NAMES.read(r));
     if (http.inFlightBytes() < http.bodyBytes()) {
       r.problem(
           "KSE_HTTP_INFLIGHT_BYTES="
@@ -206,36 +326,32 @@ public record ExtenderConfig(
               + http.bodyBytes()
               + ")");
     }
-    JobSubmission.Shape shape =
-        r.choice("KSE_PLACEHOLDER_SHAPE", JobSubmission.Shape.BATCH, JobSubmission.Shape.class);
-    int workers = r.integer("KSE_WORKERS", 8, 1, 256);
-    boolean fieldSelector = r.bool("KSE_POD_FIELD_SELECTOR", true);
-    boolean leader = r.bool("KSE_LEADER_ELECTION", true);
-    DrainVia drainVia = r.choice("KSE_DRAIN_VIA", DrainVia.REST, DrainVia.class);
-    Optional<String> scontrolConf = r.optional("KSE_SCONTROL_CONF", x -> x);
+    DrainVia drainVia = DRAIN_VIA.read(r);
+    Optional<String> scontrolConf = SCONTROL_CONF.read(r);
     if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {
       r.problem("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
     }
-    Duration pdbOverride = r.millis("KSE_PDB_OVERRIDE_MS", 60_000, 0, 86_400_000);
+    ExtenderConfig c =
+        new ExtenderConfig(
+            host,
+            port,
+            SCHEDULER_NAME.read(r),
+            POLICY_FILE.read(r),
+            POLICY_RELOAD.read(r),
+            http,
+            WORKDIR.read(r),
+            SHAPE.read(r),
+            WORKERS.read(r),
+            NAMESPACE.read(r),
+            FIELD_SELECTOR.read(r),
+            LEADER_ELECTION.read(r),
+            LEASE_NAMESPACE.read(r).orElse(env.getOrDefault("POD_NAMESPACE", "default")),
+            LEASE_NAME.read(r),
+            drainVia,
+            scontrolConf,
+            PDB_OVERRIDE.read(r),
+            slurm);
     r.throwIfAny("invalid settings");
-    return new ExtenderConfig(
-        host,
-        port,
-        scheduler,
-        policy,
-        reload,
-        http,
-        r.string("KSE_PLACEHOLDER_WORKDIR", "/tmp"),
-        shape,
-        workers,
-        r.optional("KSE_NAMESPACE", x -> x),
-        fieldSelector,
-        leader,
-        r.string("KSE_LEASE_NAMESPACE", env.getOrDefault("POD_NAMESPACE", "default")),
-        r.string("KSE_LEASE_NAME", "kube-slurm-extender"),
-        drainVia,
-        scontrolConf,
-        pdbOverride,
-        slurm);
+    return c;
   }
 }

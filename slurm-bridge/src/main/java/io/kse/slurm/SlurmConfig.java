@@ -1,5 +1,6 @@
 package io.kse.slurm;
 
+import io.kse.slurm.settings.Setting;
 import io.kse.slurm.settings.Settings;
 import java.net.URI;
 import java.nio.file.Path;
@@ -35,8 +36,69 @@ public record SlurmConfig(
     Duration pollInterval,
     Duration resyncInterval) {
 
-  /** Every variable this record reads, with its one-line meaning (used for docs and errors). */
-  public static final Map<String, String> VARIABLES = variables();
+  static final Setting<URI> URL =
+      new Setting<>(
+          "KSE_SLURM_URL",
+          "slurmrestd base URL (required), e.g. http://slurmrestd:6820",
+          "",
+          s -> s.required("KSE_SLURM_URL", SlurmConfig::parseUrl));
+  static final Setting<Optional<String>> USER =
+      Setting.optional("KSE_SLURM_USER", "X-SLURM-USER-NAME header", "the JWT's user (sun claim)");
+  static final Setting<Optional<Path>> JWT_FILE =
+      Setting.path("KSE_SLURM_JWT_FILE", "file with the JWT, re-read when it changes");
+  static final Setting<Optional<String>> JWT =
+      Setting.optional("KSE_SLURM_JWT", "the JWT itself, when no file is used", "");
+  static final Setting<Optional<ApiVersion>> API_VERSION =
+      new Setting<>(
+          "KSE_SLURM_API_VERSION",
+          "pin v0.0.38 or v0.0.41..v0.0.44",
+          "discover",
+          s -> s.optional("KSE_SLURM_API_VERSION", ApiVersion::parse));
+  static final Setting<Duration> CONNECT_TIMEOUT =
+      Setting.millis("KSE_SLURM_CONNECT_TIMEOUT_MS", "TCP connect timeout", 2000);
+  static final Setting<Duration> TIMEOUT =
+      Setting.millis("KSE_SLURM_TIMEOUT_MS", "whole-request timeout", 5000);
+  static final Setting<Integer> MAX_IN_FLIGHT =
+      Setting.positive("KSE_SLURM_MAX_IN_FLIGHT", "calls allowed at once; more fail fast", 32);
+  static final Setting<Integer> RETRY_ATTEMPTS =
+      Setting.positive("KSE_SLURM_RETRY_ATTEMPTS", "attempts for idempotent calls", 3);
+  static final Setting<Duration> RETRY_BACKOFF =
+      Setting.millis("KSE_SLURM_RETRY_BACKOFF_MS", "first retry delay, doubled each time", 200);
+  static final Setting<Duration> CIRCUIT_OPEN =
+      Setting.millis("KSE_SLURM_CIRCUIT_OPEN_MS", "how long an open circuit rejects calls", 5000);
+  static final Setting<Optional<Path>> CA_FILE =
+      Setting.path("KSE_SLURM_CA_FILE", "PEM CA certificate for an https URL");
+  static final Setting<Duration> POLL_INTERVAL =
+      Setting.millis("KSE_SLURM_POLL_INTERVAL_MS", "job/node cache poll interval", 500);
+  static final Setting<Duration> RESYNC_INTERVAL =
+      Setting.millis("KSE_SLURM_RESYNC_INTERVAL_MS", "full job list at least this often", 30000);
+
+  /** Every setting of the bridge, in the order the docs list them. */
+  static final java.util.List<Setting<?>> SETTINGS =
+      java.util.List.of(
+          URL,
+          USER,
+          JWT_FILE,
+          JWT,
+          API_VERSION,
+          CONNECT_TIMEOUT,
+          TIMEOUT,
+          MAX_IN_FLIGHT,
+          RETRY_ATTEMPTS,
+          RETRY_BACKOFF,
+          CIRCUIT_OPEN,
+          CA_FILE,
+          POLL_INTERVAL,
+          RESYNC_INTERVAL);
+
+  /** Every variable this record reads, with its one line of documentation (docs and errors). */
+  public static final Map<String, String> VARIABLES = docs();
+
+  private static Map<String, String> docs() {
+    Map<String, String> v = new LinkedHashMap<>();
+    SETTINGS.forEach(x -> v.put(x.name(), x.doc()));
+    return java.util.Collections.unmodifiableMap(v);
+  }
 
   public SlurmConfig {
     if (tokenFile.isEmpty() && token.isEmpty()) {
@@ -78,21 +140,21 @@ public record SlurmConfig(
    */
   public static SlurmConfig read(Settings r) {
     int before = r.problems().size();
-    URI url = r.required("KSE_SLURM_URL", SlurmConfig::parseUrl);
-    Optional<Path> tokenFile = r.path("KSE_SLURM_JWT_FILE");
-    Optional<String> token = r.optional("KSE_SLURM_JWT", s -> s);
+    URI url = URL.read(r);
+    Optional<Path> tokenFile = JWT_FILE.read(r);
+    Optional<String> token = JWT.read(r);
     if (tokenFile.isEmpty() && token.isEmpty()) {
       r.problem("KSE_SLURM_JWT_FILE or KSE_SLURM_JWT: one is required");
     }
-    Optional<String> user = r.optional("KSE_SLURM_USER", s -> s);
-    Optional<ApiVersion> version = r.optional("KSE_SLURM_API_VERSION", ApiVersion::parse);
-    Duration connect = r.millis("KSE_SLURM_CONNECT_TIMEOUT_MS", 2000);
-    Duration request = r.millis("KSE_SLURM_TIMEOUT_MS", 5000);
-    int inFlight = r.positive("KSE_SLURM_MAX_IN_FLIGHT", 32);
-    int attempts = r.positive("KSE_SLURM_RETRY_ATTEMPTS", 3);
-    Duration backoff = r.millis("KSE_SLURM_RETRY_BACKOFF_MS", 200);
-    Duration open = r.millis("KSE_SLURM_CIRCUIT_OPEN_MS", 5000);
-    Optional<Path> ca = r.path("KSE_SLURM_CA_FILE");
+    Optional<String> user = USER.read(r);
+    Optional<ApiVersion> version = API_VERSION.read(r);
+    Duration connect = CONNECT_TIMEOUT.read(r);
+    Duration request = TIMEOUT.read(r);
+    int inFlight = MAX_IN_FLIGHT.read(r);
+    int attempts = RETRY_ATTEMPTS.read(r);
+    Duration backoff = RETRY_BACKOFF.read(r);
+    Duration open = CIRCUIT_OPEN.read(r);
+    Optional<Path> ca = CA_FILE.read(r);
     // a bad CA file is a configuration error, said at start, not a connector thread dying later
     ca.ifPresent(
         f -> {
@@ -102,8 +164,8 @@ public record SlurmConfig(
             r.problem("KSE_SLURM_CA_FILE=" + f + ": " + e.getMessage());
           }
         });
-    Duration poll = r.millis("KSE_SLURM_POLL_INTERVAL_MS", 500);
-    Duration resync = r.millis("KSE_SLURM_RESYNC_INTERVAL_MS", 30000);
+    Duration poll = POLL_INTERVAL.read(r);
+    Duration resync = RESYNC_INTERVAL.read(r);
     if (r.problems().size() > before) {
       return null;
     }

@@ -14,7 +14,9 @@ import java.util.regex.Pattern;
  * {@code explain}: {@code curl …/slurm/v0.0.38/jobs > jobs.json}.
  */
 public final class JobSnapshot {
-  private static final Pattern GPUS = Pattern.compile("gpu(?::[^:,]+)?:(\\d+)");
+  // the same reading as the bridge's SlurmJob.gpusPerNode (GpuCountAgreementTest keeps them in
+  // step)
+  private static final Pattern GPUS = Pattern.compile("gpu(?::[^:,/]+)?:(\\d+)");
 
   private JobSnapshot() {}
 
