@@ -209,6 +209,11 @@ public final class ExtenderService implements AutoCloseable {
     }
   }
 
+  /** The steps that ran, in the order {@link #close} undoes them (newest first). */
+  java.util.List<String> stopOrder() {
+    return started.stream().map(Step::name).toList();
+  }
+
   /** The verbs' port. */
   public int port() {
     return port;
@@ -297,6 +302,9 @@ public final class ExtenderService implements AutoCloseable {
         sleep(delay);
         delay = Math.min(delay * 2, 10_000);
       }
+    }
+    if (stopped.get()) {
+      return; // stopped before Slurm answered: start nothing more
     }
     cache.start();
     pods.start(reconciler::onPod, reconciler::onPodDeleted);

@@ -18,10 +18,6 @@ public record JobChange(Optional<SlurmJob> before, Optional<SlurmJob> after, Ins
     return before.isEmpty();
   }
 
-  public boolean isRemoved() {
-    return after.isEmpty();
-  }
-
   /** True when the job went from not running to running (first start or restart after requeue). */
   public boolean started() {
     return after.map(SlurmJob::isAllocated).orElse(false)

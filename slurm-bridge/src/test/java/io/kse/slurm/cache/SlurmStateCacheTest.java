@@ -67,13 +67,13 @@ class SlurmStateCacheTest {
     slurm.end(other, JobState.COMPLETED); // something changed, so the next listing is full
     cache.pollOnce();
     assertThat(cache.job(id)).as("missing once: not yet gone").isPresent();
-    assertThat(changes).noneMatch(JobChange::isRemoved);
+    assertThat(changes).noneMatch(c -> c.after().isEmpty());
     tick();
     cache.pollOnce();
     assertThat(cache.job(id)).isEmpty();
     assertThat(cache.jobForPod("u1")).isEmpty();
     assertThat(changes)
-        .filteredOn(JobChange::isRemoved)
+        .filteredOn(c -> c.after().isEmpty())
         .singleElement()
         .extracting(JobChange::jobId)
         .isEqualTo(id);
