@@ -250,22 +250,12 @@ public record ExtenderConfig(
     return java.util.Collections.unmodifiableMap(v);
   }
 
-  /**
-   * The HTTP server's limits ({@link io.kse.extender.http.HttpLimits}): together they bound what
-   * any mix of callers can make the service hold.
-   */
+  /** Where the two listeners are, TLS for the verbs, and what any mix of callers may cost. */
   public record Http(
       String opsHost,
       int opsPort,
       Optional<io.kse.extender.http.TlsFiles> tls,
-      long bodyBytes,
-      long inFlightBytes,
-      int maxConnections,
-      Duration bodyTimeout,
-      Duration idleTimeout,
-      int verbThreads,
-      int queuedVerbs,
-      int nodeNamesFloor) {}
+      io.kse.extender.http.HttpLimits limits) {}
 
   public static ExtenderConfig fromEnv(Map<String, String> env) {
     // every KSE_* name is ours: the extender's, the bridge's (KSE_SLURM_*), or an error; test
@@ -305,11 +295,8 @@ public record ExtenderConfig(
     if (opsPort != 0 && opsPort == port) {
       r.problem("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
     }
-    Http http =
-        new Http(
-            OPS_HOST.read(r),
-            opsPort,
-            tls,
+    io.kse.extender.http.HttpLimits limits =
+        new io.kse.extender.http.HttpLimits(
             BODY_LIMIT.read(r),
             INFLIGHT.read(r),
             MAX_CONNECTIONS.read(r),
@@ -317,15 +304,17 @@ public record ExtenderConfig(
             IDLE_TIMEOUT.read(r),
             VERB_THREADS.read(r),
             QUEUED_VERBS.read(r),
+            WORKERS.read(r),
             MIN_NODE_NAMES.read(r));
-    if (http.inFlightBytes() < http.bodyBytes()) {
+    if (limits.inFlightBytes() < limits.bodyBytes()) {
       r.problem(
           "KSE_HTTP_INFLIGHT_BYTES="
-              + http.inFlightBytes()
+              + limits.inFlightBytes()
               + ": must be at least KSE_HTTP_BODY_LIMIT_BYTES ("
-              + http.bodyBytes()
+              + limits.bodyBytes()
               + ")");
     }
+    Http http = new Http(OPS_HOST.read(r), opsPort, tls, limits);
     DrainVia drainVia = DRAIN_VIA.read(r);
     Optional<String> scontrolConf = SCONTROL_CONF.read(r);
     if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {

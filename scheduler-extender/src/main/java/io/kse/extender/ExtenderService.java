@@ -5,7 +5,6 @@ import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
-import io.kse.extender.http.HttpLimits;
 import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
 import io.kse.extender.k8s.KubeCallerCheck;
@@ -161,16 +160,8 @@ public final class ExtenderService implements AutoCloseable {
             prometheus::scrape,
             new ExplainService(pods, policy::placement, ledger, registry, cache, clock)::explain,
             new KubeCallerCheck(kube, clock),
-            new HttpLimits(
-                h.bodyBytes(),
-                h.inFlightBytes(),
-                h.maxConnections(),
-                h.bodyTimeout(),
-                h.idleTimeout(),
-                h.verbThreads(),
-                h.queuedVerbs(),
-                cfg.workers(),
-                HttpLimits.nodeNamesFor(kubeNodes::size, h.nodeNamesFloor())),
+            h.limits(),
+            h.limits().nodeNamesFor(kubeNodes::size),
             clock);
   }
 

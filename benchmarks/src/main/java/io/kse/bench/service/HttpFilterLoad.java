@@ -62,6 +62,7 @@ public final class HttpFilterLoad {
             p -> Optional.empty(),
             io.kse.extender.k8s.CallerCheck.nobody(),
             HttpLimits.forTests(64L * 1024 * 1024),
+            () -> 100_000,
             java.time.Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     HttpServer server =

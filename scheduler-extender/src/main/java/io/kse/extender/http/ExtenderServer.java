@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,10 +66,11 @@ public final class ExtenderServer implements AutoCloseable {
       Function<PodRef, Optional<JsonNode>> explain,
       CallerCheck callers,
       HttpLimits limits,
+      IntSupplier maxNodeNames,
       Clock clock) {
-    this.filterRoutes = new FilterRoutes(filter, synced, limits.maxNodeNames());
+    this.filterRoutes = new FilterRoutes(filter, synced, maxNodeNames);
     this.bindRoute = new BindRoute(bind);
-    this.preemptRoute = new PreemptRoute(filter, limits.maxNodeNames());
+    this.preemptRoute = new PreemptRoute(filter, maxNodeNames);
     this.metrics = metrics;
     this.ready = ready;
     this.scrape = scrape;

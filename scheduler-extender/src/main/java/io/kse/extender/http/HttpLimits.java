@@ -5,7 +5,7 @@ import java.util.function.IntSupplier;
 
 /**
  * What any mix of callers may cost the service, so no request or set of requests can exhaust its
- * memory or its threads: beyond each limit callers get 413, 429 or 503 and the service stays up.
+ * memory or its threads: beyond each limit callers get 413, 408 or 503 and the service stays up.
  *
  * @param bodyBytes the largest request body
  * @param inFlightBytes request body bytes held at once over every connection (received, not yet
@@ -17,8 +17,8 @@ import java.util.function.IntSupplier;
  * @param verbThreads threads computing filter/prioritize/preempt answers (never the event loop)
  * @param queuedVerbs verb calls waiting for a thread; more are answered 503
  * @param bindThreads threads posting Bindings (an API call each)
- * @param maxNodeNames how many candidate nodes one request may name (the cluster's size, with room
- *     to grow): bounds parse and answer size
+ * @param nodeNamesFloor the fewest candidate nodes a request may always name (see {@link
+ *     #nodeNamesFor})
  */
 public record HttpLimits(
     long bodyBytes,
@@ -29,13 +29,16 @@ public record HttpLimits(
     int verbThreads,
     int queuedVerbs,
     int bindThreads,
-    IntSupplier maxNodeNames) {
+    int nodeNamesFloor) {
 
-  /** Room for nodes added since the informer last spoke, and a floor for tiny clusters. */
-  public static IntSupplier nodeNamesFor(IntSupplier knownNodes, int floor) {
+  /**
+   * How many candidate nodes one request may name: the cluster's size with room for nodes added
+   * since the informer last spoke, and the floor for tiny clusters. Bounds parse and answer size.
+   */
+  public IntSupplier nodeNamesFor(IntSupplier knownNodes) {
     return () -> {
       int n = knownNodes.getAsInt();
-      return Math.max(floor, n + n / 10 + 100);
+      return Math.max(nodeNamesFloor, n + n / 10 + 100);
     };
   }
 
@@ -50,6 +53,6 @@ public record HttpLimits(
         2,
         16,
         2,
-        () -> 100_000);
+        100_000);
   }
 }

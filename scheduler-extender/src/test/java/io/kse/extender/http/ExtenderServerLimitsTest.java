@@ -81,7 +81,7 @@ class ExtenderServerLimitsTest {
             1,
             1,
             1,
-            () -> MAX_NAMES);
+            1);
     server =
         new ExtenderServer(
             filter,
@@ -94,6 +94,7 @@ class ExtenderServerLimitsTest {
             p -> Optional.empty(),
             io.kse.extender.k8s.CallerCheck.nobody(),
             limits,
+            () -> MAX_NAMES,
             Clock.systemUTC());
     vertx = Vertx.vertx();
     HttpServer s =

@@ -116,6 +116,7 @@ class ExtenderServerTest {
                             ? CallerCheck.Verdict.FORBIDDEN
                             : CallerCheck.Verdict.UNAUTHENTICATED,
                 HttpLimits.forTests(64 * 1024),
+                () -> 100_000,
                 Clock.systemUTC());
     vertx = Vertx.vertx();
     server =

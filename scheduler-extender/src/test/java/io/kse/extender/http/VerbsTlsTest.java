@@ -136,6 +136,7 @@ class VerbsTlsTest {
             p -> Optional.empty(),
             CallerCheck.nobody(),
             HttpLimits.forTests(64 * 1024),
+            () -> 100_000,
             Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     try {
