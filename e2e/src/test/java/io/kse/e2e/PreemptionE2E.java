@@ -10,6 +10,7 @@ import io.kse.slurm.SlurmJob;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Scenario 2: every GPU busy with training; an inference pod gets a node by Slurm preemption. */
@@ -83,15 +84,19 @@ class PreemptionE2E extends Scenario {
                 .filter(e -> e.getReason().equals("PreemptedSlurmJob"))
                 .map(e -> victimOf(e.getMessage()))
                 .toList();
-    await("the preemptions are charged")
+    // a victim whose node one of our pods took is charged exactly once; one Slurm requeued for
+    // nothing (it preempts for each pending placeholder, then may pack them on one node) is not
+    java.util.Set<String> ours =
+        names.stream().map(n -> pod(n).getSpec().getNodeName()).collect(Collectors.toSet());
+    List<Long> taken = requeued.stream().filter(id -> ours.contains(training.get(id))).toList();
+    assertThat(taken).as("some requeued job's node went to our pods").isNotEmpty();
+    await("each taken node's victim charged once")
         .atMost(Duration.ofSeconds(15))
-        .until(() -> !charged.get().isEmpty());
+        .untilAsserted(() -> assertThat(charged.get()).containsExactlyInAnyOrderElementsOf(taken));
     List<Long> victims = charged.get();
-    assertThat(victims).doesNotHaveDuplicates();
-    assertThat(requeued).containsAll(victims);
     System.out.printf(
-        "[e2e] 4 pods, %d training job(s) requeued, %d charged, once each%n",
-        requeued.size(), victims.size());
+        "[e2e] 4 pods on %s: %d training job(s) requeued, %d whose node they took, charged %d%n",
+        ours, requeued.size(), taken.size(), victims.size());
   }
 
   /** The victim's job id in "Slurm preempted job N (…". */
