@@ -80,7 +80,7 @@ public final class RestSlurmClient implements SlurmClient {
     Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());
     String query = since.getEpochSecond() > 0 ? "?update_time=" + since.getEpochSecond() : "";
     SlurmHttp.Response resp = http.get("list jobs", path("jobs" + slash + query));
-    if (resp.status() == 304) {
+    if (resp.status() == 304 || noChangeSince(resp.body())) {
       return JobListing.unchanged(since);
     }
     List<SlurmJob> jobs = new ArrayList<>();
@@ -88,6 +88,23 @@ public final class RestSlurmClient implements SlurmClient {
     Instant covered = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
     Instant asOf = (covered.isBefore(requested) ? covered : requested).minusSeconds(1);
     return new JobListing(true, jobs, asOf);
+  }
+
+  /**
+   * v0.0.42–v0.0.44 answer an unchanged queue with 200, an empty job list and the warning "No job
+   * changes since update_time", not 304: that is "unchanged", never "Slurm has no jobs".
+   */
+  static boolean noChangeSince(com.fasterxml.jackson.databind.JsonNode body) {
+    if (body == null || body.path("jobs").size() > 0) {
+      return false;
+    }
+    for (com.fasterxml.jackson.databind.JsonNode w : body.path("warnings")) {
+      String text = w.path("description").asText("") + " " + w.path("warning").asText("");
+      if (text.contains("No job changes since update_time")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

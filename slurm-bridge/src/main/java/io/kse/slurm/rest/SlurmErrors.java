@@ -18,6 +18,10 @@ import java.util.List;
  */
 final class SlurmErrors {
   static final int INVALID_JOB_ID = 2017;
+
+  /** Slurm's "Protocol authentication error": newer slurmrestd answers a bad token with it. */
+  static final int AUTHENTICATION_ERROR = 1007;
+
   static final int INVALID_NODE_NAME = 2018;
 
   /**
@@ -75,7 +79,12 @@ final class SlurmErrors {
     String detail = errors.isEmpty() ? abbreviate(rawBody) : errors.toString();
     String prefix = what + " failed: HTTP " + status + " " + detail;
 
-    if (status == 401 || status == 403) {
+    // Slurm 24.05+ answers an invalid or expired token with 511 and error 1007, not 401/403:
+    // that is a refusal of the credentials (no retry), not slurmctld being away
+    if (status == 401
+        || status == 403
+        || status == 511
+        || errors.stream().anyMatch(e -> e.code() == AUTHENTICATION_ERROR)) {
       return new SlurmUnauthorizedException(
           prefix + "; slurmrestd refused the credentials" + tokenHint(token));
     }

@@ -118,6 +118,25 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void anEmptyListWithTheNoChangesWarningIsUnchangedNotAnEmptyQueue() {
+    // v0.0.42-v0.0.44 as Slurm 25.11 answers a quiet poll: taken for a complete listing before,
+    // so every quiet poll looked like "every job is gone" and forced a full listing
+    restd.on("GET /slurm/v0.0.44/jobs/", Answer.ok(Fixtures.text("v0.0.44", "jobs.json")));
+    restd.on(
+        "GET /slurm/v0.0.44/jobs/?update_time=1795326582",
+        Answer.ok(
+            "{\"jobs\":[],\"last_backfill\":{\"set\":true,\"number\":0},"
+                + "\"last_update\":{\"set\":true,\"number\":1795326583},"
+                + "\"warnings\":[{\"description\":\"No job changes since update_time=1795326582\","
+                + "\"source\":\"_op_handler_jobs\"}],\"errors\":[]}"));
+    RestSlurmClient c = client(ApiVersion.V0044);
+    JobListing first = c.jobsChangedSince(Instant.EPOCH);
+    JobListing quiet = c.jobsChangedSince(first.asOf());
+    assertThat(quiet.changed()).isFalse();
+    assertThat(quiet.asOf()).isEqualTo(first.asOf());
+  }
+
+  @Test
   void aMissingJobIsEmptyAndCancellingItIsNotAnError() {
     restd.on(
         "GET /slurm/v0.0.38/job/999",

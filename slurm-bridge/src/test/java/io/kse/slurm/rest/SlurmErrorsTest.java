@@ -61,6 +61,25 @@ class SlurmErrorsTest {
   }
 
   @Test
+  void http511WithError1007IsAnUnauthorizedTokenNotAnOutage() throws Exception {
+    // as Slurm 25.11's slurmrestd answers an expired token: it was read as "Slurm unavailable",
+    // retried, and tripped the circuit breaker
+    String body =
+        "{\"errors\":[{\"description\":\"Unable to authenticate\",\"error_number\":1007,"
+            + "\"error\":\"Protocol authentication error\",\"source\":\"slurm_rest_auth\"}],"
+            + "\"warnings\":[]}";
+    SlurmException e =
+        SlurmErrors.classify(
+            "ping",
+            511,
+            new com.fasterxml.jackson.databind.ObjectMapper().readTree(body),
+            body,
+            FAST,
+            jwt(1_000_000));
+    assertThat(e).isInstanceOf(SlurmUnauthorizedException.class).hasMessageContaining("expired at");
+  }
+
+  @Test
   void http401IsUnauthorized() {
     SlurmException e =
         SlurmErrors.classify("ping", 401, null, "Authentication failure", FAST, "garbage");
