@@ -56,4 +56,23 @@ final class Policies {
         gpus > 0 ? Map.of(PodFacts.GPU, gpus) : Map.of(),
         OptionalLong.empty());
   }
+
+  /** The same pod asking for these extended resources besides its GPUs. */
+  static PodFacts withResources(PodFacts p, Map<String, Long> extended) {
+    Map<String, Long> res = new java.util.HashMap<>(p.extendedResources());
+    res.putAll(extended);
+    return new PodFacts(
+        p.namespace(),
+        p.name(),
+        p.uid(),
+        p.labels(),
+        p.annotations(),
+        p.priorityClassName(),
+        p.priority(),
+        p.owner(),
+        p.cpuMillis(),
+        p.memoryBytes(),
+        res,
+        p.activeDeadlineSeconds());
+  }
 }

@@ -8,9 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -120,20 +117,6 @@ class PolicyInputLimitsTest {
   }
 
   private static PodFacts pod(Map<String, Long> extra) {
-    Map<String, Long> res = new java.util.HashMap<>(extra);
-    res.put(PodFacts.GPU, 1L);
-    return new PodFacts(
-        "serving",
-        "p",
-        "uid-1",
-        Map.of(),
-        Map.of(),
-        Optional.empty(),
-        OptionalInt.empty(),
-        Optional.empty(),
-        1000,
-        1L << 30,
-        res,
-        OptionalLong.empty());
+    return Policies.withResources(Policies.pod("serving", Map.of(), 1, null, null), extra);
   }
 }

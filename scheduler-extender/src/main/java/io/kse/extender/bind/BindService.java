@@ -1,6 +1,5 @@
 package io.kse.extender.bind;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
@@ -48,23 +47,20 @@ public final class BindService {
   }
 
   /** Returns the {@code Error} text for kube-scheduler: empty on success. */
-  public String bind(PodRef claimed, String node) {
-    Optional<Pod> known =
-        pods.pod(claimed.namespace(), claimed.name())
-            .filter(p -> claimed.uid().equals(p.getMetadata().getUid()));
-    if (known.isEmpty()) {
+  public String bind(PodRef pod, String node) {
+    if (pods.pod(pod).isEmpty()) {
       LOG.info(
           "bind_refused pod=\"{}\" uid=\"{}\" node=\"{}\" reason=\"no such pod of this scheduler\"",
-          Untrusted.text(claimed.toString()),
-          Untrusted.text(claimed.uid()),
+          Untrusted.text(pod.toString()),
+          Untrusted.text(pod.uid()),
           Untrusted.text(node));
       return "kse: refusing to bind: no pod of this scheduler named "
-          + claimed
+          + pod
           + " with UID "
-          + claimed.uid()
+          + pod.uid()
           + " is known";
     }
-    PodRef pod = claimed; // verified: the informer holds exactly this namespace, name and UID
+    // from here on the claim is verified: the informer holds exactly this namespace, name and UID
     Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
     boolean allocatedHere =
         job.map(

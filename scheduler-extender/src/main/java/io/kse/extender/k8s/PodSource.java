@@ -8,6 +8,11 @@ import java.util.Optional;
 public interface PodSource {
   Optional<Pod> pod(String namespace, String name);
 
+  /** The pod with exactly this namespace, name and UID (a recreated pod of that name is not it). */
+  default Optional<Pod> pod(PodRef ref) {
+    return pod(ref.namespace(), ref.name()).filter(p -> ref.uid().equals(p.getMetadata().getUid()));
+  }
+
   /** Every pod of our scheduler name the informer holds. */
   List<Pod> pods();
 

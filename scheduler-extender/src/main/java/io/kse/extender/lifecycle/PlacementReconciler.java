@@ -162,7 +162,7 @@ public final class PlacementReconciler {
         .after()
         .or(change::before)
         .flatMap(SlurmJob::placeholder)
-        .ifPresent(t -> enqueue(new PodRef(t.namespace(), t.name(), t.uid())));
+        .ifPresent(t -> enqueue(PodRef.of(t)));
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
@@ -178,7 +178,7 @@ public final class PlacementReconciler {
     for (SlurmJob j : cache.snapshot().jobs().values()) {
       Optional<PlaceholderTag> t = j.placeholder();
       if (t.isPresent() && !j.state().isFinal()) {
-        enqueue(new PodRef(t.get().namespace(), t.get().name(), t.get().uid()));
+        enqueue(PodRef.of(t.get()));
         n++;
       }
     }
@@ -200,11 +200,7 @@ public final class PlacementReconciler {
     Placement placement = placements.apply(ref);
     Map<String, Optional<Pod>> pods = new java.util.HashMap<>();
     for (PodRef m : placement.members()) {
-      pods.put(
-          m.uid(),
-          this.pods
-              .pod(m.namespace(), m.name())
-              .filter(p -> m.uid().equals(p.getMetadata().getUid())));
+      pods.put(m.uid(), this.pods.pod(m));
     }
     PlacementFacts facts = facts(placement, pods);
     List<Step> steps = rules.decide(facts);
@@ -250,8 +246,10 @@ public final class PlacementReconciler {
     if (own.orElse(null) instanceof PlaceholderState.SubmitFailed f) {
       retryDue = !now.isBefore(f.retryAt());
     }
+    // only a member still to be bound can be sent elsewhere: skip the node lookups otherwise
+    boolean pending = pods.values().stream().anyMatch(p -> standing(p) == PodStanding.PENDING);
     Optional<String> unusable =
-        job.filter(SlurmJob::isAllocated)
+        job.filter(j -> pending && j.isAllocated())
             .flatMap(
                 j ->
                     j.nodes().stream()
@@ -336,10 +334,7 @@ public final class PlacementReconciler {
         ref,
         () -> {
           long id = submitter.submit(ref, pod);
-          if (id != 0
-              && pods.pod(ref.namespace(), ref.name())
-                  .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
-                  .isEmpty()) {
+          if (id != 0 && pods.pod(ref).isEmpty()) {
             cancelNow(ref, id, "pod deleted while its placeholder was being submitted");
           }
           enqueue(ref);
@@ -495,10 +490,7 @@ public final class PlacementReconciler {
 
   /** Called after a successful bind: records pod creation → bound. */
   public void bound(PodRef ref) {
-    pods.pod(ref.namespace(), ref.name())
-        .filter(p -> ref.uid().equals(p.getMetadata().getUid()))
-        .flatMap(this::age)
-        .ifPresent(metrics::bound);
+    pods.pod(ref).flatMap(this::age).ifPresent(metrics::bound);
   }
 
   private Optional<Duration> age(Pod pod) {

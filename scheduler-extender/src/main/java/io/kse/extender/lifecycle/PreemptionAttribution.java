@@ -69,7 +69,7 @@ final class PreemptionAttribution {
     }
     metrics.preemption(tier, victimTier);
     PlaceholderTag tag = placeholder.placeholder().orElseThrow();
-    PodRef ref = new PodRef(tag.namespace(), tag.name(), tag.uid());
+    PodRef ref = PodRef.of(tag);
     String what =
         "Slurm preempted job "
             + victim.id()

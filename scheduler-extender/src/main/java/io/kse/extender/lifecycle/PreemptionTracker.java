@@ -8,10 +8,8 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -31,7 +29,6 @@ public final class PreemptionTracker {
 
   private final Deque<Seen> victims = new ArrayDeque<>();
   private final Deque<Seen> starts = new ArrayDeque<>();
-  private final Set<String> paired = new HashSet<>();
   private final BiConsumer<SlurmJob, SlurmJob> onPreemption;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
@@ -151,10 +148,12 @@ public final class PreemptionTracker {
         && !victim.startTime().get().isAfter(placeholder.startTime().get());
   }
 
-  /** Pairs them if they fit and the victim was not charged yet; true when paired. */
+  /**
+   * Pairs them if they fit; true when paired. A victim is charged once because it is consumed: a
+   * paired victim is never kept in {@code victims}, and a job is seen losing a run only once.
+   */
   private boolean pair(SlurmJob placeholder, SlurmJob victim) {
-    if (shares(placeholder, victim)
-        && paired.add(Long.toString(victim.id()) + "@" + victim.restartCount())) {
+    if (shares(placeholder, victim)) {
       onPreemption.accept(placeholder, victim);
       return true;
     }
@@ -168,9 +167,6 @@ public final class PreemptionTracker {
     }
     while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
       starts.pollFirst();
-    }
-    if (victims.isEmpty() && starts.isEmpty()) {
-      paired.clear();
     }
   }
 
