@@ -28,7 +28,11 @@ public final class FilterFixture {
    */
   public static FilterService service(int n, boolean allocated) {
     return new FilterService(
-        cache(n, allocated), new PlaceholderRegistry(), new NodeNames(), p -> {});
+        cache(n, allocated),
+        new PlaceholderRegistry(),
+        new NodeNames(),
+        p -> {},
+        io.kse.extender.lifecycle.Placement::of);
   }
 
   /** The Slurm cache behind {@link #service}. */

@@ -52,6 +52,96 @@ public final class PlacementPolicy {
     }
   }
 
+  /**
+   * One placeholder for a whole group: one node per member, the group's single tier (members that
+   * disagree are refused), each node holding the largest member's request (a job asks the same of
+   * every node), the topology from the leader's annotations, its tier, or the group's topology key.
+   * The leader's annotations stand for the group's overrides.
+   */
+  public Decision decideGroup(GroupFacts group, PreemptionLedger ledger, Instant now) {
+    List<Contribution> record = new ArrayList<>();
+    Tier tier;
+    try {
+      tier = tierOf(group.leader(), record);
+      for (PodFacts m : group.members().subList(1, group.members().size())) {
+        Tier t = tierOf(m, new ArrayList<>());
+        if (!t.name().equals(tier.name())) {
+          throw new Rejected(
+              "the members of group "
+                  + group.id()
+                  + " disagree on their tier: "
+                  + group.leader().name()
+                  + " is in tier "
+                  + tier.name()
+                  + ", "
+                  + m.name()
+                  + " in tier "
+                  + t.name()
+                  + "; one placeholder job has one tier, so give every member the same priority"
+                  + " class, labels or "
+                  + WellKnown.TIER);
+        }
+      }
+    } catch (Rejected r) {
+      return new Decision.Reject(policy.defaultTier(), r.getMessage(), record);
+    }
+    try {
+      if (group.leader().annotations().containsKey(WellKnown.NODES)) {
+        throw new Rejected(
+            WellKnown.NODES
+                + " cannot be set on a member of a group: the group's "
+                + group.size()
+                + " members give its node count");
+      }
+      PodFacts perNode = largestOf(group);
+      record.add(
+          new Contribution(
+              "group " + group.id() + " (" + group.source() + ")",
+              group.size()
+                  + " member(s), one per node, member i on the job's i-th node"
+                  + (group.members().stream().allMatch(m -> sameRequests(m, group.leader()))
+                      ? ""
+                      : "; members ask for different resources, so every node holds the"
+                          + " largest request")));
+      return new Decision.Place(
+          tier.name(), job(perNode, tier, ledger, now, record, Optional.of(group)), record);
+    } catch (Rejected r) {
+      return new Decision.Reject(tier.name(), r.getMessage(), record);
+    }
+  }
+
+  /** The leader's identity with, for each resource, the largest request of any member. */
+  private static PodFacts largestOf(GroupFacts g) {
+    long cpu = 0;
+    long mem = 0;
+    Map<String, Long> ext = new java.util.HashMap<>();
+    for (PodFacts m : g.members()) {
+      cpu = Math.max(cpu, m.cpuMillis());
+      mem = Math.max(mem, m.memoryBytes());
+      m.extendedResources().forEach((k, v) -> ext.merge(k, v, Math::max));
+    }
+    PodFacts l = g.leader();
+    return new PodFacts(
+        l.namespace(),
+        l.name(),
+        l.uid(),
+        l.labels(),
+        l.annotations(),
+        l.priorityClassName(),
+        l.priority(),
+        l.owner(),
+        cpu,
+        mem,
+        ext,
+        l.activeDeadlineSeconds());
+  }
+
+  private static boolean sameRequests(PodFacts a, PodFacts b) {
+    return a.cpuMillis() == b.cpuMillis()
+        && a.memoryBytes() == b.memoryBytes()
+        && a.extendedResources().equals(b.extendedResources());
+  }
+
   /** The tier alone (first matching rule, else the default), for classification and tests. */
   public String tierName(PodFacts pod) {
     try {
@@ -137,6 +227,16 @@ public final class PlacementPolicy {
 
   private JobSpec job(
       PodFacts pod, Tier tier, PreemptionLedger ledger, Instant now, List<Contribution> record) {
+    return job(pod, tier, ledger, now, record, Optional.empty());
+  }
+
+  private JobSpec job(
+      PodFacts pod,
+      Tier tier,
+      PreemptionLedger ledger,
+      Instant now,
+      List<Contribution> record,
+      Optional<GroupFacts> group) {
     SlurmSettings s = tier.slurm();
     String from = "tier " + tier.name();
     Optional<String> partition =
@@ -156,15 +256,17 @@ public final class PlacementPolicy {
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
     Optional<String> gres = gres(pod, record);
     int nodes =
-        override(pod, WellKnown.NODES, "nodes", record)
-            .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
-            .orElse(1);
+        group.isPresent()
+            ? group.get().size()
+            : override(pod, WellKnown.NODES, "nodes", record)
+                .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
+                .orElse(1);
     if (nodes > tier.maxNodes()) {
       throw new Rejected(
-          WellKnown.NODES
-              + "="
-              + nodes
-              + " is more than the "
+          (group.isPresent()
+                  ? "group " + group.get().id() + " has " + nodes + " members, one per node:"
+                  : WellKnown.NODES + "=" + nodes + " is")
+              + " more than the "
               + tier.maxNodes()
               + " node(s) tier "
               + tier.name()
@@ -184,13 +286,26 @@ public final class PlacementPolicy {
     OptionalInt timeLimit = timeLimit(pod, s, record);
 
     TopologyRequest topology = TopologyRequest.NONE;
+    Optional<String> groupKey = group.flatMap(GroupFacts::topologyKey);
     String topo =
         pod.annotations()
             .getOrDefault(
                 WellKnown.TOPOLOGY,
-                tier.defaultTopology() == Tier.TopologyDefault.NVLINK_DOMAIN
+                tier.defaultTopology() == Tier.TopologyDefault.NVLINK_DOMAIN || groupKey.isPresent()
                     ? "nvlink-domain"
                     : "none");
+    if (groupKey.isPresent()
+        && !policy.cluster().nvlinkDomainTopologyKeys().contains(groupKey.get())) {
+      throw new Rejected(
+          "group "
+              + group.get().id()
+              + " asks that all members share the topology key "
+              + groupKey.get()
+              + ", which the policy does not know as an NVLink domain"
+              + " (cluster.nvlinkDomainTopologyKeys: "
+              + policy.cluster().nvlinkDomainTopologyKeys()
+              + ")");
+    }
     switch (topo) {
       case "none" -> {}
       case "nvlink-domain" -> {
@@ -209,12 +324,23 @@ public final class PlacementPolicy {
                   + constraint.get()
                   + "\"");
         }
+        int domainNodes = policy.cluster().nvlinkDomainNodes();
+        if (domainNodes > 0 && nodes > domainNodes) {
+          throw new Rejected(
+              (group.isPresent() ? "group " + group.get().id() + " needs " : "the pod needs ")
+                  + nodes
+                  + " nodes in one NVLink domain, but a domain has only "
+                  + domainNodes
+                  + " (cluster.nvlinkDomainNodes): it could never be placed");
+        }
         constraint = Optional.of("[" + String.join("|", domains) + "]");
         record.add(
             new Contribution(
                 pod.annotations().containsKey(WellKnown.TOPOLOGY)
                     ? "annotation " + WellKnown.TOPOLOGY
-                    : from + " topology",
+                    : groupKey.isPresent()
+                        ? "group topology key " + groupKey.get()
+                        : from + " topology",
                 "constraint=" + constraint.get() + " (all nodes in one NVLink domain)"));
       }
       default ->

@@ -163,6 +163,8 @@ public final class PolicyParser {
           "gpu",
           Optional.empty(),
           List.of(),
+          0,
+          List.of(ClusterSpec.NVIDIA_CLIQUE_LABEL),
           false,
           false,
           Map.of(),
@@ -175,6 +177,8 @@ public final class PolicyParser {
         "gpuGres",
         "gpuType",
         "nvlinkDomainFeatures",
+        "nvlinkDomainNodes",
+        "nvlinkDomainTopologyKeys",
         "switches",
         "blocks",
         "extendedResources",
@@ -192,6 +196,10 @@ public final class PolicyParser {
         text(c, p, "gpuGres").orElse("gpu"),
         text(c, p, "gpuType"),
         strings(c, p, "nvlinkDomainFeatures"),
+        domainNodes(c, p),
+        c.has("nvlinkDomainTopologyKeys")
+            ? strings(c, p, "nvlinkDomainTopologyKeys")
+            : List.of(ClusterSpec.NVIDIA_CLIQUE_LABEL),
         bool(c, p, "switches", false),
         bool(c, p, "blocks", false),
         stringMap(c, p, "extendedResources"),
@@ -629,6 +637,15 @@ public final class PolicyParser {
 
   private boolean bool(JsonNode n, String p, String k, boolean dflt) {
     return scalar(n, p, k, "true or false", JsonNode::asBoolean, JsonNode::isBoolean).orElse(dflt);
+  }
+
+  private int domainNodes(JsonNode c, String p) {
+    OptionalInt n = integer(c, p, "nvlinkDomainNodes");
+    if (n.isPresent() && (n.getAsInt() < 1 || n.getAsInt() > WellKnown.MAX_NODES)) {
+      problem(p + ".nvlinkDomainNodes", "must be 1.." + WellKnown.MAX_NODES);
+      return 0;
+    }
+    return n.orElse(0);
   }
 
   private OptionalInt integer(JsonNode n, String p, String k) {

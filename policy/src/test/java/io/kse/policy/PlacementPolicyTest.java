@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -339,5 +340,159 @@ class PlacementPolicyTest {
     assertThat(d)
         .isInstanceOfSatisfying(
             Decision.Reject.class, r -> assertThat(r.reason()).contains(reason));
+  }
+
+  // ---- groups ------------------------------------------------------------------------------
+
+  private static PodFacts member(String name, long gpus, int priority) {
+    PodFacts p = Policies.pod("serving", Map.of(), gpus, null, priority);
+    return new PodFacts(
+        p.namespace(),
+        name,
+        "uid-" + name,
+        p.labels(),
+        p.annotations(),
+        p.priorityClassName(),
+        p.priority(),
+        p.owner(),
+        p.cpuMillis(),
+        p.memoryBytes(),
+        p.extendedResources(),
+        p.activeDeadlineSeconds());
+  }
+
+  private Decision group(Optional<String> topologyKey, PodFacts... members) {
+    return lab.decideGroup(
+        new GroupFacts(
+            "lws/llm/0",
+            "LeaderWorkerSet llm group 0",
+            members.length,
+            List.of(members),
+            topologyKey),
+        ledger,
+        NOW);
+  }
+
+  @Test
+  void aGroupIsOneJobWithOneNodePerMember() {
+    Decision d = group(Optional.empty(), member("l", 8, 5000), member("w", 8, 5000));
+    assertThat(d).isInstanceOf(Decision.Place.class);
+    JobSpec job = ((Decision.Place) d).job();
+    assertThat(job.nodes()).isEqualTo(2);
+    assertThat(job.gresPerNode()).contains("gpu:h100:8");
+    assertThat(d.record()).anySatisfy(c -> assertThat(c.rule()).startsWith("group lws/llm/0"));
+  }
+
+  @Test
+  void membersAskingDifferentResourcesGetTheLargestOnEveryNode() {
+    Decision d = group(Optional.empty(), member("l", 2, 5000), member("w", 8, 5000));
+    assertThat(((Decision.Place) d).job().gresPerNode()).contains("gpu:h100:8");
+    assertThat(d.record()).anySatisfy(c -> assertThat(c.effect()).contains("largest request"));
+  }
+
+  @Test
+  void membersDisagreeingOnTheTierAreRefused() {
+    Decision d =
+        group(
+            Optional.empty(),
+            member("l", 8, 5000),
+            Policies.pod("serving", Map.of(), 8, "inference-critical", null));
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r ->
+                assertThat(r.reason())
+                    .contains("disagree on their tier")
+                    .contains("l is in tier inference"));
+  }
+
+  @Test
+  void aGroupLargerThanItsTierAllowsIsRefused() {
+    PodFacts[] five = new PodFacts[5];
+    for (int i = 0; i < 5; i++) {
+      five[i] = member("m" + i, 8, 5000);
+    }
+    assertThat(group(Optional.empty(), five))
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r -> assertThat(r.reason()).contains("has 5 members").contains("tiers[].maxNodes"));
+  }
+
+  @Test
+  void aGroupLargerThanAnNvlinkDomainIsRefusedInOurWords() {
+    PodFacts[] five = new PodFacts[5];
+    for (int i = 0; i < 5; i++) {
+      five[i] = member("m" + i, 8, 0);
+    }
+    five[0] =
+        new PodFacts(
+            five[0].namespace(),
+            "m0",
+            "u",
+            Map.of(),
+            Map.of(),
+            Optional.of("inference-critical"),
+            OptionalInt.empty(),
+            Optional.empty(),
+            1000,
+            1L << 30,
+            Map.of(PodFacts.GPU, 8L),
+            OptionalLong.empty());
+    for (int i = 1; i < 5; i++) {
+      five[i] =
+          new PodFacts(
+              five[0].namespace(),
+              "m" + i,
+              "u" + i,
+              Map.of(),
+              Map.of(),
+              Optional.of("inference-critical"),
+              OptionalInt.empty(),
+              Optional.empty(),
+              1000,
+              1L << 30,
+              Map.of(PodFacts.GPU, 8L),
+              OptionalLong.empty());
+    }
+    assertThat(group(Optional.of("nvidia.com/gpu.clique"), five))
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r ->
+                assertThat(r.reason())
+                    .contains("needs 5 nodes in one NVLink domain, but a domain has only 4"));
+  }
+
+  @Test
+  void aKnownTopologyKeyAsksForOneNvlinkDomain() {
+    Decision d =
+        group(Optional.of("nvidia.com/gpu.clique"), member("l", 8, 5000), member("w", 8, 5000));
+    assertThat(((Decision.Place) d).job().constraint())
+        .contains("[nvl-0|nvl-1|nvl-2|nvl-3|nvl-4|nvl-5|nvl-6|nvl-7]");
+    assertThat(d.record())
+        .anySatisfy(
+            c -> assertThat(c.rule()).isEqualTo("group topology key nvidia.com/gpu.clique"));
+  }
+
+  @Test
+  void kseNodesOnAGroupMemberIsRefused() {
+    PodFacts l = member("l", 8, 5000);
+    PodFacts withNodes =
+        new PodFacts(
+            l.namespace(),
+            "l",
+            "u",
+            Map.of(),
+            Map.of(WellKnown.NODES, "2"),
+            l.priorityClassName(),
+            l.priority(),
+            l.owner(),
+            1000,
+            1L << 30,
+            l.extendedResources(),
+            OptionalLong.empty());
+    assertThat(group(Optional.empty(), withNodes, member("w", 8, 5000)))
+        .isInstanceOfSatisfying(
+            Decision.Reject.class,
+            r -> assertThat(r.reason()).contains("cannot be set on a member of a group"));
   }
 }

@@ -7,14 +7,23 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
+import io.kse.extender.lifecycle.Placement;
+import io.kse.extender.lifecycle.PlacementReconciler;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
+import io.kse.policy.GroupFacts;
 import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PodFacts;
 import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -30,8 +39,10 @@ final class ExplainService {
   private final PlaceholderRegistry registry;
   private final SlurmStateCache cache;
   private final Clock clock;
+  private final Function<PodRef, Placement> placementOf;
 
   ExplainService(
+      Function<PodRef, Placement> placementOf,
       PodSource pods,
       Supplier<PlacementPolicy> policy,
       PreemptionLedger ledger,
@@ -44,6 +55,7 @@ final class ExplainService {
     this.registry = registry;
     this.cache = cache;
     this.clock = clock;
+    this.placementOf = placementOf;
   }
 
   Optional<JsonNode> explain(PodRef ref) {
@@ -55,10 +67,9 @@ final class ExplainService {
     ObjectNode out = JSON.createObjectNode();
     out.put("pod", ref.namespace() + "/" + ref.name()).put("uid", uid);
     out.put("nodeName", Optional.ofNullable(pod.get().getSpec().getNodeName()).orElse(""));
-    Decision d =
-        policy
-            .get()
-            .decide(PodManifest.facts(JSON.valueToTree(pod.get())), ledger, clock.instant());
+    Placement placement = placementOf.apply(PlacementReconciler.ref(pod.get()));
+    Optional<SlurmJob> job = cache.jobFor(placement.key());
+    Decision d = decide(placement, pod.get());
     out.put("tier", d.tier());
     out.put("decision", d instanceof Decision.Place ? "place" : "reject");
     if (d instanceof Decision.Reject r) {
@@ -70,20 +81,67 @@ final class ExplainService {
     for (Contribution c : d.record()) {
       record.addObject().put("rule", c.rule()).put("effect", c.effect());
     }
-    out.put("placeholderState", registry.get(uid).map(Object::toString).orElse("none"));
-    cache
-        .jobForPod(uid)
-        .ifPresent(
-            j ->
-                out.putObject("slurmJob")
-                    .put("id", j.id())
-                    .put("state", j.state().name())
-                    .put("reason", j.stateReason())
-                    .put("nodes", String.join(",", j.nodes()))
-                    .put("partition", j.partition())
-                    .put("qos", j.qos())
-                    .put("restarts", j.restartCount()));
+    placement.group().ifPresent(g -> out.set("group", group(placement, g, job)));
+    out.put("placeholderState", registry.get(placement.key()).map(Object::toString).orElse("none"));
+    job.ifPresent(
+        j ->
+            out.putObject("slurmJob")
+                .put("id", j.id())
+                .put("state", j.state().name())
+                .put("reason", j.stateReason())
+                .put("nodes", String.join(",", j.nodes()))
+                .put("partition", j.partition())
+                .put("qos", j.qos())
+                .put("restarts", j.restartCount()));
     out.put("slurmCacheAgeMs", cache.age().toMillis());
     return Optional.of(out);
+  }
+
+  /** The pod's own decision, or its group's (from every member there is, leader first). */
+  private Decision decide(Placement placement, Pod pod) {
+    if (placement.group().isEmpty()) {
+      return policy.get().decide(PodManifest.facts(JSON.valueToTree(pod)), ledger, clock.instant());
+    }
+    Placement.Group g = placement.group().get();
+    List<PodFacts> members = new ArrayList<>();
+    placement.members().stream()
+        .sorted(Comparator.comparingInt(Placement.Slot::index))
+        .map(m -> pods.pod(m.ref()))
+        .flatMap(Optional::stream)
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .limit(placement.size())
+        .forEach(p -> members.add(PodManifest.facts(JSON.valueToTree(p))));
+    if (members.isEmpty()) {
+      members.add(PodManifest.facts(JSON.valueToTree(pod)));
+    }
+    return policy
+        .get()
+        .decideGroup(
+            new GroupFacts(g.id(), g.source(), placement.size(), members, g.topologyKey()),
+            ledger,
+            clock.instant());
+  }
+
+  /** The group: its size, and every member with the node Slurm allocated to its index. */
+  private static ObjectNode group(Placement p, Placement.Group g, Optional<SlurmJob> job) {
+    ObjectNode out = JSON.createObjectNode();
+    out.put("id", g.id()).put("source", g.source()).put("size", p.size());
+    g.problem().ifPresent(x -> out.put("problem", x));
+    var members = out.putArray("members");
+    p.members().stream()
+        .sorted(Comparator.comparingInt(Placement.Slot::index))
+        .forEach(
+            m ->
+                members
+                    .addObject()
+                    .put("pod", m.ref().toString())
+                    .put("uid", m.ref().uid())
+                    .put("index", m.index())
+                    .put(
+                        "slurmNode",
+                        job.filter(j -> j.isAllocated() && m.index() < j.nodes().size())
+                            .map(j -> j.nodes().get(m.index()))
+                            .orElse("")));
+    return out;
   }
 }

@@ -37,6 +37,8 @@ public record ExtenderConfig(
     DrainVia drainVia,
     Optional<String> scontrolConf,
     Duration pdbOverride,
+    Duration groupIncompleteWait,
+    boolean podGroups,
     SlurmConfig slurm) {
 
   /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
@@ -192,6 +194,21 @@ public record ExtenderConfig(
           60_000,
           0,
           86_400_000);
+  static final Setting<Duration> GROUP_INCOMPLETE_WAIT =
+      Setting.millis(
+          "KSE_GROUP_INCOMPLETE_WAIT_MS",
+          "how long a multi-node group may lack members (its controller still creating them)"
+              + " before its pods get an Event and condition saying so; it holds no Slurm job"
+              + " until complete",
+          30_000,
+          0,
+          86_400_000);
+  static final Setting<Boolean> POD_GROUPS =
+      Setting.bool(
+          "KSE_POD_GROUPS",
+          "watch PodGroups (scheduling.k8s.io/v1beta1, the Workload API; Kubernetes 1.37 with"
+              + " the GenericWorkload feature gate) so pods naming one are placed as a gang",
+          true);
   static final Setting<Optional<String>> SCONTROL_CONF =
       Setting.optional(
           "KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol", "");
@@ -237,6 +254,8 @@ public record ExtenderConfig(
           LEASE_NAME,
           DRAIN_VIA,
           PDB_OVERRIDE,
+          GROUP_INCOMPLETE_WAIT,
+          POD_GROUPS,
           SCONTROL_CONF,
           LOG_LEVEL,
           FIELD_SELECTOR);
@@ -339,6 +358,8 @@ public record ExtenderConfig(
             drainVia,
             scontrolConf,
             PDB_OVERRIDE.read(r),
+            GROUP_INCOMPLETE_WAIT.read(r),
+            POD_GROUPS.read(r),
             slurm);
     r.throwIfAny("invalid settings");
     return c;

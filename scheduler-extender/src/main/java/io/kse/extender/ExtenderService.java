@@ -11,6 +11,7 @@ import io.kse.extender.k8s.KubeCallerCheck;
 import io.kse.extender.k8s.NodeInformer;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.NodeSync;
+import io.kse.extender.k8s.PodGroupInformer;
 import io.kse.extender.k8s.PodInformer;
 import io.kse.extender.k8s.WriterLease;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
@@ -82,6 +83,7 @@ public final class ExtenderService implements AutoCloseable {
   private final SlurmStateCache cache;
   private final PodInformer pods;
   private final NodeInformer kubeNodes;
+  private final PodGroupInformer podGroups;
   private final NodeNames nodeNames = new NodeNames();
   private final FabricPodActions actions;
   private final ExecutorService workers;
@@ -117,6 +119,7 @@ public final class ExtenderService implements AutoCloseable {
     this.pods =
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     this.kubeNodes = new NodeInformer(kube);
+    this.podGroups = new PodGroupInformer(kube);
     this.actions = new FabricPodActions(kube, clock);
     this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     this.isWriter =
@@ -142,6 +145,8 @@ public final class ExtenderService implements AutoCloseable {
             cfg.placeholderWorkDir(),
             cfg.placeholderShape(),
             cfg.pdbOverride(),
+            podGroups,
+            cfg.groupIncompleteWait(),
             metrics);
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
@@ -151,14 +156,29 @@ public final class ExtenderService implements AutoCloseable {
     ExtenderConfig.Http h = cfg.http();
     this.routes =
         new ExtenderServer(
-            new FilterService(cache, registry, nodeNames, reconciler::enqueue),
+            new FilterService(
+                cache, registry, nodeNames, reconciler::enqueue, reconciler::placementOf),
             new BindService(
-                cache, pods, nodeNames, new FabricPodBinder(kube), actions, reconciler::bound),
+                cache,
+                pods,
+                nodeNames,
+                new FabricPodBinder(kube),
+                actions,
+                reconciler::bound,
+                reconciler::placementOf),
             metrics,
             () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
             synced,
             prometheus::scrape,
-            new ExplainService(pods, policy::placement, ledger, registry, cache, clock)::explain,
+            new ExplainService(
+                    reconciler::placementOf,
+                    pods,
+                    policy::placement,
+                    ledger,
+                    registry,
+                    cache,
+                    clock)
+                ::explain,
             new KubeCallerCheck(kube, clock),
             h.limits(),
             h.limits().nodeNamesFor(kubeNodes::size),
@@ -188,6 +208,7 @@ public final class ExtenderService implements AutoCloseable {
       step("pod-informer", () -> {}, pods::close);
       step("workers", () -> {}, () -> drain(workers));
       step("node-informer", () -> {}, kubeNodes::close);
+      step("podgroup-informer", () -> {}, podGroups::close);
       step("reconcile-thread", () -> {}, passes::shutdownNow);
       step("housekeeping", this::schedulePasses, housekeeping::shutdownNow);
       step("node-sync-thread", () -> {}, nodeSyncThread::shutdownNow);
@@ -298,6 +319,9 @@ public final class ExtenderService implements AutoCloseable {
       return; // stopped before Slurm answered: start nothing more
     }
     cache.start();
+    if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
+      podGroups.start(reconciler::onPodGroup);
+    }
     pods.start(reconciler::onPod, reconciler::onPodDeleted);
     long deadline = System.nanoTime() + SYNC_LIMIT.toNanos();
     while (!synced.getAsBoolean()) {

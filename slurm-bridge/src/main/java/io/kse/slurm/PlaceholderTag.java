@@ -6,27 +6,76 @@ import java.util.regex.Pattern;
 
 /**
  * Who a placeholder job stands for, written into the job's comment so that the whole mapping can be
- * rebuilt from Slurm alone after a restart: {@code kse:v1 pod=<namespace>/<name> uid=<uid>}.
- * Kubernetes names and UIDs never contain spaces, so the format needs no escaping.
+ * rebuilt from Slurm alone after a restart: {@code kse:v1 pod=<namespace>/<name> uid=<uid>}, and
+ * for a multi-node group {@code … group=<id> size=<n>}, the pod being the member that led the
+ * submission. Kubernetes names and UIDs never contain spaces, so the format needs no escaping.
+ *
+ * @param group the group's id within the namespace, for a multi-node group (see {@link #key()})
+ * @param size the group's member count; 1 for a pod of its own
  */
-public record PlaceholderTag(String namespace, String name, String uid) {
+public record PlaceholderTag(
+    String namespace, String name, String uid, Optional<String> group, int size) {
   private static final String PREFIX = "kse:v1 ";
   private static final Pattern FORMAT =
-      Pattern.compile("kse:v1 pod=([a-z0-9.-]+)/([a-z0-9.-]+) uid=([A-Za-z0-9-]+)");
+      Pattern.compile(
+          "kse:v1 pod=([a-z0-9.-]+)/([a-z0-9.-]+) uid=([A-Za-z0-9-]+)"
+              + "(?: group=([a-z0-9./-]+) size=([0-9]{1,4}))?");
+  private static final Pattern GROUP_ID = Pattern.compile("[a-z0-9./-]{1,200}");
+
+  /** The prefix of a group's placement key; a pod's own key is its UID, which never has it. */
+  public static final String GROUP_KEY_PREFIX = "group:";
 
   public PlaceholderTag {
     require("namespace", namespace);
     require("name", name);
     require("uid", uid);
+    if (group.isPresent() && !GROUP_ID.matcher(group.get()).matches()) {
+      throw new IllegalArgumentException(
+          "placeholder group id must be 1-200 of a-z 0-9 . / -, got '" + group.get() + "'");
+    }
+    if (size < 1 || size > 9999 || group.isEmpty() && size != 1) {
+      throw new IllegalArgumentException("placeholder group size out of range: " + size);
+    }
+  }
+
+  /** A pod of its own. */
+  public PlaceholderTag(String namespace, String name, String uid) {
+    this(namespace, name, uid, Optional.empty(), 1);
+  }
+
+  /** The placeholder of a group of {@code size} members, submitted for member {@code name}. */
+  public static PlaceholderTag group(
+      String namespace, String name, String uid, String group, int size) {
+    return new PlaceholderTag(namespace, name, uid, Optional.of(group), size);
+  }
+
+  /**
+   * What the placeholder is kept under: the pod's UID, or {@code group:<namespace>/<id>} for a
+   * group (whose members may be recreated with new UIDs while the job lives on).
+   */
+  public String key() {
+    return group.map(g -> groupKey(namespace, g)).orElse(uid);
+  }
+
+  /** The placement key of group {@code id} in {@code namespace}. */
+  public static String groupKey(String namespace, String id) {
+    return GROUP_KEY_PREFIX + namespace + "/" + id;
   }
 
   public String toComment() {
-    return PREFIX + "pod=" + namespace + "/" + name + " uid=" + uid;
+    return PREFIX
+        + "pod="
+        + namespace
+        + "/"
+        + name
+        + " uid="
+        + uid
+        + group.map(g -> " group=" + g + " size=" + size).orElse("");
   }
 
-  /** A job name that is readable in squeue and unique per pod. */
+  /** A job name that is readable in squeue and unique per pod (or group). */
   public String jobName() {
-    return "kse-" + namespace + "-" + name;
+    return "kse-" + namespace + "-" + group.map(g -> g.replace('/', '-')).orElse(name);
   }
 
   /** Parses a job comment; empty for jobs that are not ours. */
@@ -35,9 +84,20 @@ public record PlaceholderTag(String namespace, String name, String uid) {
       return Optional.empty();
     }
     Matcher m = FORMAT.matcher(comment.trim());
-    return m.matches()
-        ? Optional.of(new PlaceholderTag(m.group(1), m.group(2), m.group(3)))
-        : Optional.empty();
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          new PlaceholderTag(
+              m.group(1),
+              m.group(2),
+              m.group(3),
+              Optional.ofNullable(m.group(4)),
+              m.group(5) == null ? 1 : Integer.parseInt(m.group(5))));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty(); // a comment of ours that someone edited: not ours to act on
+    }
   }
 
   private static void require(String field, String value) {

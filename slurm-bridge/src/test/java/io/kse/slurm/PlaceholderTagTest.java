@@ -22,6 +22,37 @@ class PlaceholderTagTest {
     }
   }
 
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {7, 8, 9})
+  void groupCommentsRoundTripAndAreKeptUnderTheGroup(long seed) {
+    Random r = new Random(seed);
+    for (int i = 0; i < 200; i++) {
+      String ns = dnsName(r);
+      String group = "lws/" + dnsName(r) + "/" + r.nextInt(100);
+      int size = 1 + r.nextInt(64);
+      PlaceholderTag t =
+          PlaceholderTag.group(ns, dnsName(r), UUID.randomUUID().toString(), group, size);
+      assertThat(PlaceholderTag.fromComment(t.toComment())).contains(t);
+      assertThat(t.key()).isEqualTo("group:" + ns + "/" + group);
+    }
+  }
+
+  @Test
+  void aPodOfItsOwnIsKeptUnderItsUid() {
+    PlaceholderTag t = new PlaceholderTag("ns", "p", "u-1");
+    assertThat(t.key()).isEqualTo("u-1");
+    assertThat(t.toComment()).isEqualTo("kse:v1 pod=ns/p uid=u-1");
+    assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u-1 group=kse/g size=3"))
+        .contains(PlaceholderTag.group("ns", "p", "u-1", "kse/g", 3));
+  }
+
+  @Test
+  void anEditedGroupCommentIsNotOurs() {
+    assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u group=g size=0")).isEmpty();
+    assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u group=G size=2")).isEmpty();
+    assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u group=g")).isEmpty();
+  }
+
   @Test
   void commentsOfOtherJobsAreNotPlaceholders() {
     assertThat(PlaceholderTag.fromComment("exp-42")).isEmpty();

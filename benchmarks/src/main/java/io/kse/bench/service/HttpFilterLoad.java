@@ -47,14 +47,25 @@ public final class HttpFilterLoad {
     var slurm = FilterFixture.cache(nodes, true);
     var filter =
         new io.kse.extender.filter.FilterService(
-            slurm, new io.kse.extender.lifecycle.PlaceholderRegistry(), new NodeNames(), p -> {});
+            slurm,
+            new io.kse.extender.lifecycle.PlaceholderRegistry(),
+            new NodeNames(),
+            p -> {},
+            io.kse.extender.lifecycle.Placement::of);
     PodActions none = PodActions.none();
     PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     ExtenderServer routes =
         new ExtenderServer(
             filter,
-            new BindService(slurm, PodSource.none(), new NodeNames(), binder, none, p -> {}),
+            new BindService(
+                slurm,
+                PodSource.none(),
+                new NodeNames(),
+                binder,
+                none,
+                p -> {},
+                io.kse.extender.lifecycle.Placement::of),
             new ExtenderMetrics(meters),
             () -> true,
             () -> true,

@@ -11,6 +11,11 @@ import java.util.Optional;
  * @param gpuGres the GRES name of GPUs in Slurm (usually {@code gpu})
  * @param gpuType the GPU type in the GRES (e.g. {@code h100}); empty for untyped
  * @param nvlinkDomainFeatures node features naming NVLink domains (e.g. {@code nvl-0})
+ * @param nvlinkDomainNodes how many nodes one NVLink domain has (0: not said); a group larger than
+ *     this that asks for one domain is refused with that reason instead of pending forever
+ * @param nvlinkDomainTopologyKeys Kubernetes topology keys (node labels) that name an NVLink
+ *     domain, e.g. {@code nvidia.com/gpu.clique}: a LeaderWorkerSet exclusive-topology or a
+ *     PodGroup topology constraint on one of them asks for one NVLink domain
  * @param switches whether topology/tree switches may be requested (needs slurmrestd v0.0.41+)
  * @param blocks whether topology/block segments may be requested (Slurm 23.11+)
  * @param extendedResources Kubernetes extended resources that are Slurm GRES, e.g. {@code
@@ -25,10 +30,15 @@ public record ClusterSpec(
     String gpuGres,
     Optional<String> gpuType,
     List<String> nvlinkDomainFeatures,
+    int nvlinkDomainNodes,
+    List<String> nvlinkDomainTopologyKeys,
     boolean switches,
     boolean blocks,
     Map<String, String> extendedResources,
     List<String> kubernetesOnlyResources) {
+
+  /** The topology key GPU Operator / the NVIDIA DRA driver label GB200 NVLink domains with. */
+  public static final String NVIDIA_CLIQUE_LABEL = "nvidia.com/gpu.clique";
 
   public enum PreemptMode {
     PARTITION,
@@ -37,6 +47,7 @@ public record ClusterSpec(
 
   public ClusterSpec {
     nvlinkDomainFeatures = List.copyOf(nvlinkDomainFeatures);
+    nvlinkDomainTopologyKeys = List.copyOf(nvlinkDomainTopologyKeys);
     extendedResources = Map.copyOf(extendedResources);
     kubernetesOnlyResources = List.copyOf(kubernetesOnlyResources);
   }

@@ -6,11 +6,14 @@ import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodBinder;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
+import io.kse.extender.lifecycle.Placement;
 import io.kse.extender.log.Untrusted;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +33,7 @@ public final class BindService {
   private final PodBinder binder;
   private final PodActions actions;
   private final Consumer<PodRef> onBound;
+  private final Function<PodRef, Placement> placementOf;
 
   public BindService(
       SlurmStateCache slurm,
@@ -37,7 +41,9 @@ public final class BindService {
       NodeNames nodeNames,
       PodBinder binder,
       PodActions actions,
-      Consumer<PodRef> onBound) {
+      Consumer<PodRef> onBound,
+      Function<PodRef, Placement> placementOf) {
+    this.placementOf = placementOf;
     this.slurm = slurm;
     this.pods = pods;
     this.nodeNames = nodeNames;
@@ -61,12 +67,20 @@ public final class BindService {
           + " is known";
     }
     // from here on the claim is verified: the informer holds exactly this namespace, name and UID
-    Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
+    Placement placement = placementOf.apply(pod);
+    Optional<SlurmJob> job = slurm.jobFor(placement.key());
+    OptionalInt index =
+        placement.group().isPresent() ? placement.indexOf(pod) : OptionalInt.empty();
     boolean allocatedHere =
         job.map(
                 j ->
                     j.isAllocated()
-                        && j.nodes().stream().map(nodeNames::kubernetes).anyMatch(node::equals))
+                        && (index.isPresent()
+                            // a group member goes to its own node of the allocation only
+                            ? index.getAsInt() < j.nodes().size()
+                                && node.equals(
+                                    nodeNames.kubernetes(j.nodes().get(index.getAsInt())))
+                            : j.nodes().stream().map(nodeNames::kubernetes).anyMatch(node::equals)))
             .orElse(false);
     if (!allocatedHere) {
       String why =

@@ -4,6 +4,7 @@ import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
+import io.kse.extender.lifecycle.Placement;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
@@ -11,7 +12,9 @@ import io.kse.slurm.cache.SlurmStateCache;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Decides a filter call from memory only: the Slurm cache, the placeholder registry and the node
@@ -23,26 +26,49 @@ public final class FilterService {
   private final PlaceholderRegistry registry;
   private final NodeNames nodeNames;
   private final Consumer<PodRef> requestPlaceholder;
+  private final Function<PodRef, Placement> placementOf;
 
   public FilterService(
       SlurmStateCache slurm,
       PlaceholderRegistry registry,
       NodeNames nodeNames,
-      Consumer<PodRef> requestPlaceholder) {
+      Consumer<PodRef> requestPlaceholder,
+      Function<PodRef, Placement> placementOf) {
     this.slurm = slurm;
     this.registry = registry;
     this.nodeNames = nodeNames;
     this.requestPlaceholder = requestPlaceholder;
+    this.placementOf = placementOf;
   }
 
   public FilterVerdict filter(FilterRequest req) {
     PodRef pod = req.pod();
-    Optional<SlurmJob> job = slurm.jobForPod(pod.uid());
-    Optional<PlaceholderState> state = registry.get(pod.uid());
+    Placement placement = placementOf.apply(pod);
+    Optional<SlurmJob> job = slurm.jobFor(placement.key());
+    Optional<PlaceholderState> state = registry.get(placement.key());
     if (state.isPresent() && state.get() instanceof PlaceholderState.Rejected r) {
       return none(
           "kse: rejected by the placement policy: " + r.reason(),
           FilterVerdict.Code.POLICY_REJECTED);
+    }
+    Optional<Placement.Group> group = placement.group();
+    if (group.isPresent() && group.get().problem().isPresent()) {
+      return none(
+          "kse: group " + group.get().id() + " cannot be placed: " + group.get().problem().get(),
+          FilterVerdict.Code.GROUP_INVALID);
+    }
+    if (job.isEmpty() && group.isPresent()) {
+      return state.isPresent()
+          ? withoutJob(pod, state)
+          : none(
+              "kse: waiting for the "
+                  + placement.size()
+                  + " members of group "
+                  + group.get().id()
+                  + " ("
+                  + placement.members().size()
+                  + " exist); its Slurm placeholder is submitted once all do",
+              FilterVerdict.Code.GROUP_INCOMPLETE);
     }
     if (job.isEmpty()) {
       return withoutJob(pod, state);
@@ -50,8 +76,14 @@ public final class FilterService {
     SlurmJob j = job.get();
     if (j.isAllocated()) {
       List<String> allocated = new ArrayList<>();
-      for (String n : j.nodes()) {
-        allocated.add(nodeNames.kubernetes(n));
+      OptionalInt index = placement.indexOf(pod);
+      if (group.isPresent() && index.isPresent() && index.getAsInt() < j.nodes().size()) {
+        // each member goes to its own node of the allocation, and only there
+        allocated.add(nodeNames.kubernetes(j.nodes().get(index.getAsInt())));
+      } else {
+        for (String n : j.nodes()) {
+          allocated.add(nodeNames.kubernetes(n));
+        }
       }
       List<String> passing = new ArrayList<>();
       for (String n : allocated) {

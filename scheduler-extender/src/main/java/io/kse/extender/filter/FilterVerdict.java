@@ -23,7 +23,9 @@ public record FilterVerdict(List<String> passing, String reason, Code code) {
     JOB_ENDED,
     NOT_SUBMITTED,
     SUBMIT_FAILED,
-    POLICY_REJECTED;
+    POLICY_REJECTED,
+    GROUP_INVALID,
+    GROUP_INCOMPLETE;
 
     /** The metric tag and log value: {@code allocated_elsewhere}. */
     public String tag() {

@@ -10,8 +10,15 @@ public sealed interface PlaceholderState {
   /** Slurm accepted the placeholder as this job. */
   record Submitted(long jobId, String tier, Instant at) implements PlaceholderState {}
 
-  /** The policy refused the pod; {@code reason} is stable for the pod. */
-  record Rejected(String reason) implements PlaceholderState {}
+  /**
+   * The policy refused the pod, or the group; {@code reason} is stable for the pod, and for a group
+   * as long as its members are {@code members} (their UIDs: a changed group is decided anew).
+   */
+  record Rejected(String reason, String members) implements PlaceholderState {
+    public Rejected(String reason) {
+      this(reason, "");
+    }
+  }
 
   /** Submitting failed; it is retried from {@code retryAt}. */
   record SubmitFailed(String reason, Instant retryAt, int attempts) implements PlaceholderState {}

@@ -13,6 +13,12 @@ public final class Placeholders {
 
   public static JobSubmission toSubmission(
       PodRef pod, JobSpec spec, String workDir, JobSubmission.Shape shape) {
+    return toSubmission(
+        new PlaceholderTag(pod.namespace(), pod.name(), pod.uid()), spec, workDir, shape);
+  }
+
+  public static JobSubmission toSubmission(
+      PlaceholderTag tag, JobSpec spec, String workDir, JobSubmission.Shape shape) {
     if (!(spec.topology() instanceof TopologyRequest.None)) {
       throw new IllegalArgumentException(
           "the slurm bridge cannot request "
@@ -20,14 +26,18 @@ public final class Placeholders {
               + " yet; use kse.io/topology=nvlink-domain");
     }
     JobSubmission.Builder b =
-        JobSubmission.builder(new PlaceholderTag(pod.namespace(), pod.name(), pod.uid()))
+        JobSubmission.builder(tag)
             .nodes(spec.nodes())
             .cpusPerNode(spec.cpusPerNode())
             .memoryPerNodeMb(spec.memoryPerNodeMb())
             .exclusive(spec.exclusive())
             .workingDirectory(workDir)
             .environment(
-                Map.of("PATH", "/usr/bin:/bin", "KSE_POD", pod.namespace() + "/" + pod.name()))
+                Map.of(
+                    "PATH",
+                    "/usr/bin:/bin",
+                    "KSE_POD",
+                    tag.namespace() + "/" + tag.group().orElse(tag.name())))
             .shape(shape);
     spec.partition().ifPresent(b::partition);
     spec.qos().ifPresent(b::qos);

@@ -10,7 +10,10 @@ import java.util.Optional;
  * placeholder job as the Slurm cache has it, and what the extender itself has in flight. Nothing
  * here depends on which transitions were seen.
  *
- * @param members the pods, in the placement's index order
+ * @param members the pods there are, with their indexes
+ * @param size how many members the placement has when complete
+ * @param group what makes it a group, if it is one
+ * @param incompleteOverdue the group has waited longer than it may for its missing members
  * @param job its placeholder job: the live one if any, else the latest that ended
  * @param own what the extender has in flight for it (submitting, submitted, rejected, backing off)
  * @param submittedNotSeen a job Slurm accepted for it that the cache has not shown yet
@@ -19,6 +22,9 @@ import java.util.Optional;
  */
 public record PlacementFacts(
     List<Member> members,
+    int size,
+    Optional<Placement.Group> group,
+    boolean incompleteOverdue,
     Optional<SlurmJob> job,
     Optional<PlaceholderState> own,
     Optional<Long> submittedNotSeen,
@@ -27,6 +33,39 @@ public record PlacementFacts(
 
   public PlacementFacts {
     members = List.copyOf(members);
+  }
+
+  /** A pod of its own (tests, and the single-pod path). */
+  public PlacementFacts(
+      List<Member> members,
+      Optional<SlurmJob> job,
+      Optional<PlaceholderState> own,
+      Optional<Long> submittedNotSeen,
+      Optional<String> unusableNode,
+      boolean retryDue) {
+    this(members, 1, Optional.empty(), false, job, own, submittedNotSeen, unusableNode, retryDue);
+  }
+
+  /**
+   * Whether every member that must exist before the job is submitted does: all of them, or for a
+   * leader-first group its leader.
+   */
+  public boolean complete() {
+    java.util.Set<Integer> present = new java.util.HashSet<>();
+    for (Member m : members) {
+      if (m.pod().needsJob()) {
+        present.add(m.index());
+      }
+    }
+    if (group.map(Placement.Group::leaderFirst).orElse(false) && present.contains(0)) {
+      return true;
+    }
+    for (int i = 0; i < size; i++) {
+      if (!present.contains(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -70,8 +70,14 @@ public final class PlacementReconciler {
   private final Evictions evictions;
   private final PreemptionAttribution attribution;
 
-  /** Which placement a pod belongs to: its own, until groups are recognised (LWS, Workloads). */
-  private final java.util.function.Function<PodRef, Placement> placements = Placement::of;
+  /** A namespace's PodGroups (scheduling.k8s.io) by name; empty where the API is not served. */
+  private final PodGroupSource podGroups;
+
+  /** How long a group may lack members before its pods are told so. */
+  private final Duration groupIncompleteWait;
+
+  /** The pods of each group, by group key and UID: kept from the informer's events. */
+  private final Map<String, Map<String, PodRef>> groups = new ConcurrentHashMap<>();
 
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> woken = new ConcurrentHashMap<>();
@@ -100,7 +106,11 @@ public final class PlacementReconciler {
       String workDir,
       JobSubmission.Shape shape,
       Duration pdbOverride,
+      PodGroupSource podGroups,
+      Duration groupIncompleteWait,
       ExtenderMetrics metrics) {
+    this.podGroups = podGroups;
+    this.groupIncompleteWait = groupIncompleteWait;
     this.slurm = slurm;
     this.cache = cache;
     this.registry = registry;
@@ -125,32 +135,110 @@ public final class PlacementReconciler {
 
   /** Schedules a pass for the pod's placement (deduplicated while one is queued). */
   public void enqueue(PodRef ref) {
-    if (!queued.add(ref.uid())) {
+    Optional<String> group = pods.pod(ref).flatMap(this::track);
+    if (group.isPresent()) {
+      enqueueGroup(group.get(), ref.namespace());
+    } else {
+      enqueue(ref.uid(), () -> reconcile(Placement.of(ref)), ref);
+    }
+  }
+
+  private void enqueueGroup(String key, String namespace) {
+    enqueue(key, () -> reconcile(group(key, namespace)), key);
+  }
+
+  private void enqueue(String key, Runnable pass, Object what) {
+    if (!queued.add(key)) {
       return;
     }
     try {
       passes.execute(
           () -> {
-            queued.remove(ref.uid());
+            queued.remove(key);
             try {
-              reconcile(ref);
+              pass.run();
             } catch (RuntimeException e) {
-              LOG.warn("reconcile_failed pod={} uid={} error={}", ref, ref.uid(), e.toString(), e);
+              LOG.warn("reconcile_failed placement={} error={}", what, e.toString(), e);
             }
           });
     } catch (RejectedExecutionException e) {
-      queued.remove(ref.uid()); // shutting down
+      queued.remove(key); // shutting down
     }
   }
 
   /** The pod appeared or changed in the informer. */
   public void onPod(Pod pod) {
-    enqueue(ref(pod));
+    Optional<String> group = track(pod);
+    if (group.isPresent()) {
+      enqueueGroup(group.get(), pod.getMetadata().getNamespace());
+    } else {
+      enqueue(ref(pod));
+    }
   }
 
   /** The pod was deleted. */
   public void onPodDeleted(Pod pod) {
-    enqueue(ref(pod));
+    Optional<GroupMembership> m = membership(pod);
+    if (m.isPresent()) {
+      String key = m.get().key(pod.getMetadata().getNamespace());
+      groups.computeIfPresent(
+          key,
+          (k, members) -> {
+            members.remove(pod.getMetadata().getUid());
+            return members.isEmpty() ? null : members;
+          });
+      enqueueGroup(key, pod.getMetadata().getNamespace());
+    } else {
+      enqueue(ref(pod));
+    }
+  }
+
+  /** A PodGroup (Workload API) appeared, changed or went: its gang's size may have changed. */
+  public void onPodGroup(String namespace, String name) {
+    enqueueGroup(PlaceholderTag.groupKey(namespace, "podgroup/" + name), namespace);
+  }
+
+  /** Records a group member under its group; the group's key, if the pod is in one. */
+  private Optional<String> track(Pod pod) {
+    return membership(pod)
+        .map(
+            m -> {
+              String key = m.key(pod.getMetadata().getNamespace());
+              groups
+                  .computeIfAbsent(key, k -> new ConcurrentHashMap<>())
+                  .put(pod.getMetadata().getUid(), ref(pod));
+              return key;
+            });
+  }
+
+  private Optional<GroupMembership> membership(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    return GroupMembership.of(pod, name -> podGroups.podGroup(ns, name));
+  }
+
+  /** The group as the informer has it now (members recreated or gone included). */
+  private Placement group(String key, String namespace) {
+    List<Pod> members = new java.util.ArrayList<>();
+    for (PodRef r : groups.getOrDefault(key, Map.of()).values()) {
+      pods.pod(r).ifPresent(members::add);
+    }
+    return Placement.group(key, namespace, members, name -> podGroups.podGroup(namespace, name));
+  }
+
+  /** The placement the pod is in now: its group's, or its own. */
+  public Placement placementOf(PodRef ref) {
+    Optional<Pod> pod = pods.pod(ref);
+    Optional<GroupMembership> m = pod.flatMap(this::membership);
+    return m.map(g -> group(g.key(ref.namespace()), ref.namespace()))
+        .orElseGet(() -> Placement.of(ref));
+  }
+
+  /** The UIDs of a placement's members, as a stable signature of who they are. */
+  static String uids(Placement p) {
+    return p.members().stream()
+        .map(s -> s.ref().uid())
+        .sorted()
+        .collect(java.util.stream.Collectors.joining(","));
   }
 
   /** A Slurm job changed (cache listener): its placement, and preemption attribution. */
@@ -158,11 +246,7 @@ public final class PlacementReconciler {
     // every replica follows every job, so a victim that was running before this one became the
     // writer is known when it loses its nodes; only the writer charges and tells
     attribution.observe(change);
-    change
-        .after()
-        .or(change::before)
-        .flatMap(SlurmJob::placeholder)
-        .ifPresent(t -> enqueue(PodRef.of(t)));
+    change.after().or(change::before).flatMap(SlurmJob::placeholder).ifPresent(this::enqueue);
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
@@ -172,17 +256,26 @@ public final class PlacementReconciler {
     }
     int n = 0;
     for (Pod p : pods.pods()) {
-      enqueue(ref(p));
+      onPod(p);
       n++;
     }
     for (SlurmJob j : cache.snapshot().jobs().values()) {
       Optional<PlaceholderTag> t = j.placeholder();
       if (t.isPresent() && !j.state().isFinal()) {
-        enqueue(PodRef.of(t.get()));
+        enqueue(t.get());
         n++;
       }
     }
     return n;
+  }
+
+  /** The placement a placeholder stands for: its group, or its pod. */
+  private void enqueue(PlaceholderTag tag) {
+    if (tag.group().isPresent()) {
+      enqueueGroup(tag.key(), tag.namespace());
+    } else {
+      enqueue(PodRef.of(tag));
+    }
   }
 
   /** The new writer converges everything, exactly as after any other missed change. */
@@ -194,17 +287,22 @@ public final class PlacementReconciler {
 
   /** One pass for the placement the pod belongs to (the reconcile thread). */
   void reconcile(PodRef ref) {
+    reconcile(placementOf(ref));
+  }
+
+  /** One pass for one placement (the reconcile thread). */
+  void reconcile(Placement placement) {
     if (!mayAct.getAsBoolean()) {
       return;
     }
-    Placement placement = placements.apply(ref);
     Map<String, Optional<Pod>> pods = new java.util.HashMap<>();
-    for (PodRef m : placement.members()) {
-      pods.put(m.uid(), this.pods.pod(m));
+    for (Placement.Slot m : placement.members()) {
+      pods.put(m.ref().uid(), this.pods.pod(m.ref()));
     }
     PlacementFacts facts = facts(placement, pods);
     List<Step> steps = rules.decide(facts);
-    for (PodRef m : placement.members()) { // what no step of this pass is about, is over
+    for (Placement.Slot slot : placement.members()) { // what no step of this pass is about, is over
+      PodRef m = slot.ref();
       if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))) {
         waitingSaid.remove(m.uid());
       }
@@ -215,15 +313,15 @@ public final class PlacementReconciler {
     for (Step step : steps) {
       if (step instanceof Step.Forget) {
         registry.remove(placement.key());
-        placement.members().forEach(m -> woken.remove(m.uid()));
+        placement.members().forEach(m -> woken.remove(m.ref().uid()));
       } else if (step instanceof Step.Submit s) {
-        submit(placement, pods.get(placement.first().uid()).orElseThrow(), facts, s.why());
+        submit(placement, pods, facts, s.why());
       } else if (step instanceof Step.Waiting w) {
         waiting(w.member(), w);
       } else if (step instanceof Step.Wake w) {
         wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w);
       } else if (step instanceof Step.Cancel c) {
-        cancel(placement.first(), c.jobId(), c.why());
+        cancel(placement, c.jobId(), c.why());
       } else if (step instanceof Step.Replace r) {
         replace(placement, r);
       } else if (step instanceof Step.Evict e) {
@@ -233,8 +331,14 @@ public final class PlacementReconciler {
   }
 
   private PlacementFacts facts(Placement placement, Map<String, Optional<Pod>> pods) {
-    Optional<SlurmJob> job = cache.jobForPod(placement.first().uid());
+    Optional<SlurmJob> job = cache.jobFor(placement.key());
     Optional<PlaceholderState> own = registry.get(placement.key());
+    if (own.orElse(null) instanceof PlaceholderState.Rejected r
+        && placement.group().isPresent()
+        && !r.members().equals(uids(placement))) {
+      registry.remove(placement.key()); // the group changed: decide it anew
+      own = Optional.empty();
+    }
     Optional<Long> notSeen = Optional.empty();
     boolean retryDue = false;
     Instant now = clock.instant();
@@ -257,8 +361,9 @@ public final class PlacementReconciler {
                         .flatMap(Optional::stream)
                         .findFirst());
     List<PlacementFacts.Member> members = new java.util.ArrayList<>();
-    for (int i = 0; i < placement.members().size(); i++) {
-      PodRef m = placement.members().get(i);
+    Instant oldest = now;
+    for (Placement.Slot slot : placement.members()) {
+      PodRef m = slot.ref();
       Optional<Pod> pod = pods.get(m.uid());
       long wokenFor = woken.getOrDefault(m.uid(), 0L);
       members.add(
@@ -266,10 +371,32 @@ public final class PlacementReconciler {
               m,
               standing(pod),
               pod.map(p -> p.getSpec().getNodeName()).orElse(""),
-              i,
+              slot.index(),
               job.map(j -> j.id() == wokenFor).orElse(false)));
+      Optional<Instant> created = pod.flatMap(PlacementReconciler::created);
+      if (created.isPresent() && created.get().isBefore(oldest)) {
+        oldest = created.get();
+      }
     }
-    return new PlacementFacts(members, job, own, notSeen, unusable, retryDue);
+    boolean overdue = !now.isBefore(oldest.plus(groupIncompleteWait));
+    return new PlacementFacts(
+        members,
+        placement.size(),
+        placement.group(),
+        overdue,
+        job,
+        own,
+        notSeen,
+        unusable,
+        retryDue);
+  }
+
+  private static Optional<Instant> created(Pod pod) {
+    try {
+      return Optional.of(Instant.parse(pod.getMetadata().getCreationTimestamp()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   private static PodStanding standing(Optional<Pod> pod) {
@@ -302,8 +429,8 @@ public final class PlacementReconciler {
 
   // ---- steps ---------------------------------------------------------------------------------
 
-  private void submit(Placement placement, Pod pod, PlacementFacts facts, String why) {
-    PodRef ref = placement.first();
+  private void submit(
+      Placement placement, Map<String, Optional<Pod>> pods, PlacementFacts facts, String why) {
     Instant now = clock.instant();
     boolean mine =
         registry.claim(
@@ -315,29 +442,38 @@ public final class PlacementReconciler {
     if (!mine) {
       return;
     }
-    placement.members().forEach(m -> woken.remove(m.uid()));
+    // the members that exist and still need the job, in index order: the leader first
+    List<Pod> members =
+        facts.members().stream()
+            .filter(m -> m.pod().needsJob())
+            .sorted(java.util.Comparator.comparingInt(PlacementFacts.Member::index))
+            .map(m -> pods.get(m.ref().uid()).orElseThrow())
+            .toList();
+    placement.members().forEach(m -> woken.remove(m.ref().uid()));
     facts
         .job()
         .ifPresent(
             j -> {
               LOG.info(
-                  "placeholder_lost pod={} uid={} slurmJob={} action=resubmit reason=\"{}\"",
-                  ref,
-                  ref.uid(),
+                  "placeholder_lost pod={} key={} slurmJob={} action=resubmit reason=\"{}\"",
+                  placement.name(),
+                  placement.key(),
                   j.id(),
                   why);
-              for (PodRef m : placement.members()) {
-                actions.event(m, EventReason.JOB_ENDED, why + "; submitting a new placeholder");
+              for (Pod m : members) {
+                actions.event(
+                    ref(m), EventReason.JOB_ENDED, why + "; submitting a new placeholder");
               }
             });
+    PodRef lead = ref(members.get(0));
     execute(
-        ref,
+        lead,
         () -> {
-          long id = submitter.submit(ref, pod);
-          if (id != 0 && pods.pod(ref).isEmpty()) {
-            cancelNow(ref, id, "pod deleted while its placeholder was being submitted");
+          long id = submitter.submit(placement, members);
+          if (id != 0 && members.stream().allMatch(m -> this.pods.pod(ref(m)).isEmpty())) {
+            cancelNow(lead, id, "pods deleted while their placeholder was being submitted");
           }
-          enqueue(ref);
+          enqueue(lead);
         },
         () -> registry.remove(placement.key()));
   }
@@ -382,10 +518,10 @@ public final class PlacementReconciler {
   }
 
   private void replace(Placement placement, Step.Replace r) {
-    if (!mayCancel(r.jobId())) {
+    if (!mayCancel(r.jobId()) || placement.members().isEmpty()) {
       return;
     }
-    PodRef ref = placement.first();
+    PodRef ref = placement.members().get(0).ref();
     String why =
         "Slurm job "
             + r.jobId()
@@ -398,17 +534,25 @@ public final class PlacementReconciler {
         ref.uid(),
         r.jobId(),
         r.why());
-    for (PodRef m : placement.members()) {
-      actions.event(m, EventReason.NODE_UNUSABLE, why);
-      woken.remove(m.uid());
+    for (Placement.Slot m : placement.members()) {
+      actions.event(m.ref(), EventReason.NODE_UNUSABLE, why);
+      woken.remove(m.ref().uid());
     }
     execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
   }
 
-  private void cancel(PodRef ref, long jobId, String why) {
+  private void cancel(Placement placement, long jobId, String why) {
     if (!mayCancel(jobId)) {
       return;
     }
+    PodRef ref =
+        placement.members().isEmpty()
+            ? cache
+                .job(jobId)
+                .flatMap(SlurmJob::placeholder)
+                .map(PodRef::of)
+                .orElse(new PodRef("-", placement.name(), placement.key()))
+            : placement.members().get(0).ref();
     execute(ref, () -> cancelNow(ref, jobId, why), () -> cancelling.remove(jobId));
   }
 
@@ -509,7 +653,7 @@ public final class PlacementReconciler {
             .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 
-  static PodRef ref(Pod p) {
+  public static PodRef ref(Pod p) {
     return new PodRef(
         p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid());
   }

@@ -44,11 +44,13 @@ public final class PlacementRules {
 
   /** No pod needs the job any more: end it (or the one submitted but not seen yet). */
   private static List<Step> released(PlacementFacts f, Optional<SlurmJob> live) {
-    PodStanding why = f.members().get(0).pod();
+    PodStanding why = f.members().isEmpty() ? PodStanding.ABSENT : f.members().get(0).pod();
     String reason =
-        why == PodStanding.ABSENT
-            ? "pod deleted"
-            : why == PodStanding.TERMINAL ? "pod finished" : "pod deleted before binding";
+        f.group().isPresent()
+            ? "every pod of the group is gone or finished"
+            : why == PodStanding.ABSENT
+                ? "pod deleted"
+                : why == PodStanding.TERMINAL ? "pod finished" : "pod deleted before binding";
     if (live.isPresent()) {
       return List.of(new Step.Cancel(live.get().id(), reason));
     }
@@ -86,6 +88,16 @@ public final class PlacementRules {
     return Optional.of(new Step.Evict(m.ref(), why, cancel));
   }
 
+  /** Another member with the same index still runs on its node (a recreated member waits). */
+  private static boolean occupied(PlacementFacts f, Member m) {
+    return f.members().stream()
+        .anyMatch(
+            o ->
+                o != m
+                    && o.index() == m.index()
+                    && (o.pod() == PodStanding.BOUND || o.pod() == PodStanding.TERMINATING));
+  }
+
   /** Pending members: a job to submit, to wait for, or to go to. */
   private List<Step> pending(PlacementFacts f, Optional<SlurmJob> live) {
     if (f.own().orElse(null) instanceof PlaceholderState.Rejected) {
@@ -93,6 +105,14 @@ public final class PlacementRules {
     }
     List<Member> waiting =
         f.members().stream().filter(m -> m.pod() == PodStanding.PENDING).toList();
+    Optional<String> problem = f.group().flatMap(Placement.Group::problem);
+    if (problem.isPresent()) {
+      String message =
+          "group " + f.group().get().id() + " cannot be placed as it is: " + problem.get();
+      return waiting.stream()
+          .map(m -> (Step) new Step.Waiting(m.ref(), "GroupInvalid", message))
+          .toList();
+    }
     if (live.isPresent()) {
       SlurmJob j = live.get();
       if (j.isAllocated()) {
@@ -101,7 +121,7 @@ public final class PlacementRules {
         }
         List<Step> wakes = new ArrayList<>();
         for (Member m : waiting) {
-          if (!m.woken() && m.index() < j.nodes().size()) {
+          if (!m.woken() && m.index() < j.nodes().size() && !occupied(f, m)) {
             wakes.add(new Step.Wake(m.ref(), j.id(), kubeNodeName.apply(j.nodes().get(m.index()))));
           }
         }
@@ -118,6 +138,29 @@ public final class PlacementRules {
     PlaceholderState own = f.own().orElse(null);
     if (own instanceof PlaceholderState.Submitting || f.submittedNotSeen().isPresent()) {
       return List.of();
+    }
+    if (!f.complete()) {
+      if (!f.incompleteOverdue()) {
+        return List.of(); // its controller is still creating the members
+      }
+      long present =
+          f.members().stream()
+              .filter(m -> m.pod().needsJob())
+              .map(Member::index)
+              .distinct()
+              .count();
+      String message =
+          "group "
+              + f.group().map(Placement.Group::id).orElse("?")
+              + " has "
+              + present
+              + " of its "
+              + f.size()
+              + " members; its Slurm placeholder is submitted once all exist, and holds no"
+              + " node until then";
+      return waiting.stream()
+          .map(m -> (Step) new Step.Waiting(m.ref(), "GroupIncomplete", message))
+          .toList();
     }
     if (own instanceof PlaceholderState.SubmitFailed failed && !f.retryDue()) {
       String message = "the Slurm placeholder could not be submitted: " + failed.reason();

@@ -6,16 +6,21 @@ import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.policy.Decision;
+import io.kse.policy.GroupFacts;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
 import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmRejectedException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,90 +64,132 @@ final class Submitter {
   }
 
   /**
-   * Submits the pod's placeholder; the caller has claimed the pod in the registry. Returns the job
-   * id, or 0 when nothing was submitted.
+   * Submits the placement's placeholder; the caller has claimed it in the registry. {@code pods}
+   * are the members that exist, in index order (the leader first). Returns the job id, or 0 when
+   * nothing was submitted.
    */
-  long submit(PodRef ref, Pod pod) {
-    PodFacts facts;
-    try {
-      facts = PodManifest.facts(JSON.valueToTree(pod));
-    } catch (IllegalArgumentException e) {
-      reject(ref, "unreadable pod: " + e.getMessage());
-      return 0;
+  long submit(Placement placement, List<Pod> pods) {
+    List<PodRef> refs = pods.stream().map(PlacementReconciler::ref).toList();
+    List<PodFacts> facts = new ArrayList<>();
+    for (Pod pod : pods) {
+      try {
+        facts.add(PodManifest.facts(JSON.valueToTree(pod)));
+      } catch (IllegalArgumentException e) {
+        reject(
+            placement,
+            refs,
+            "unreadable pod " + pod.getMetadata().getName() + ": " + e.getMessage());
+        return 0;
+      }
     }
-    Decision d = policy.get().decide(facts, ledger, clock.instant());
+    Optional<Placement.Group> group = placement.group();
+    Decision d =
+        group.isEmpty()
+            ? policy.get().decide(facts.get(0), ledger, clock.instant())
+            : policy
+                .get()
+                .decideGroup(
+                    new GroupFacts(
+                        group.get().id(),
+                        group.get().source(),
+                        placement.size(),
+                        facts,
+                        group.get().topologyKey()),
+                    ledger,
+                    clock.instant());
     if (d instanceof Decision.Reject r) {
-      reject(ref, r.reason());
+      reject(placement, refs, r.reason());
       return 0;
     }
     Decision.Place place = (Decision.Place) d;
+    PodRef lead = refs.get(0);
+    PlaceholderTag tag =
+        group
+            .map(
+                g ->
+                    PlaceholderTag.group(
+                        lead.namespace(), lead.name(), lead.uid(), g.id(), placement.size()))
+            .orElseGet(() -> new PlaceholderTag(lead.namespace(), lead.name(), lead.uid()));
     try {
-      JobSubmission s = Placeholders.toSubmission(ref, place.job(), workDir, shape);
+      JobSubmission s = Placeholders.toSubmission(tag, place.job(), workDir, shape);
       long id = slurm.submit(s);
-      registry.put(ref.uid(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
+      registry.put(
+          placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
       LOG.info(
-          "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}",
-          ref,
-          ref.uid(),
+          "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}"
+              + " nodes={}",
+          placement.name(),
+          lead.uid(),
           id,
           place.tier(),
           place.job().partition().orElse("-"),
           place.job().qos().orElse("-"),
-          place.job().gresPerNode().orElse("-"));
-      actions.event(
-          ref,
-          EventReason.SUBMITTED,
+          place.job().gresPerNode().orElse("-"),
+          place.job().nodes());
+      String message =
           "placeholder submitted as Slurm job "
               + id
               + " (tier "
               + place.tier()
               + place.job().partition().map(p -> ", partition " + p).orElse("")
               + place.job().qos().map(q -> ", qos " + q).orElse("")
-              + ")");
+              + group.map(g -> ", " + placement.size() + " nodes for " + g.source()).orElse("")
+              + ")";
+      refs.forEach(r -> actions.event(r, EventReason.SUBMITTED, message));
       return id;
     } catch (IllegalArgumentException | SlurmRejectedException e) {
-      reject(ref, e.getMessage());
+      reject(placement, refs, e.getMessage());
     } catch (SlurmException e) {
-      failed(ref, e);
+      failed(placement, refs, e);
     }
     return 0;
   }
 
-  private void failed(PodRef ref, SlurmException e) {
+  private void failed(Placement placement, List<PodRef> refs, SlurmException e) {
     int attempts =
         1
             + registry
-                .get(ref.uid())
+                .get(placement.key())
                 .filter(PlaceholderState.SubmitFailed.class::isInstance)
                 .map(x -> ((PlaceholderState.SubmitFailed) x).attempts())
                 .orElse(0);
     Duration backoff =
         Duration.ofSeconds(Math.min(MAX_BACKOFF.getSeconds(), 1L << Math.min(6, attempts)));
     registry.put(
-        ref.uid(),
+        placement.key(),
         new PlaceholderState.SubmitFailed(
             "Slurm unavailable", clock.instant().plus(backoff), attempts));
     LOG.warn(
         "placeholder_submit_failed pod={} uid={} attempt={} retryInMs={} error={}",
-        ref,
-        ref.uid(),
+        placement.name(),
+        refs.get(0).uid(),
         attempts,
         backoff.toMillis(),
         e.getMessage());
-    actions.event(
-        ref,
-        EventReason.SUBMIT_FAILED,
-        "could not submit the Slurm placeholder (attempt "
-            + attempts
-            + ", retrying): "
-            + e.getMessage());
+    for (PodRef ref : refs) {
+      actions.event(
+          ref,
+          EventReason.SUBMIT_FAILED,
+          "could not submit the Slurm placeholder (attempt "
+              + attempts
+              + ", retrying): "
+              + e.getMessage());
+    }
   }
 
-  private void reject(PodRef ref, String reason) {
-    registry.put(ref.uid(), new PlaceholderState.Rejected(reason));
-    LOG.info("placeholder_rejected pod={} uid={} reason=\"{}\"", ref, ref.uid(), reason);
-    actions.event(ref, EventReason.REJECTED, reason);
-    actions.condition(ref, false, "Rejected", reason);
-    actions.ungate(ref); // so kube-scheduler tries it and shows the filter's reason
+  private void reject(Placement placement, List<PodRef> refs, String reason) {
+    registry.put(
+        placement.key(),
+        new PlaceholderState.Rejected(reason, PlacementReconciler.uids(placement)));
+    LOG.info(
+        "placeholder_rejected pod={} uid={} reason=\"{}\"",
+        placement.name(),
+        refs.get(0).uid(),
+        reason);
+    for (PodRef ref : refs) {
+      actions.event(ref, EventReason.REJECTED, reason);
+      actions.condition(ref, false, "Rejected", reason);
+      actions.ungate(ref); // so kube-scheduler tries it and shows the filter's reason
+    }
   }
 }

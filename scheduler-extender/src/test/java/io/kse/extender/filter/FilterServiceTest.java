@@ -27,7 +27,9 @@ class FilterServiceTest {
   final PlaceholderRegistry registry = new PlaceholderRegistry();
   final NodeNames names = new NodeNames();
   final List<PodRef> requested = new ArrayList<>();
-  final FilterService service = new FilterService(cache, registry, names, requested::add);
+  final FilterService service =
+      new FilterService(
+          cache, registry, names, requested::add, io.kse.extender.lifecycle.Placement::of);
 
   static FilterRequest request(String... nodes) {
     return new FilterRequest(POD, "slurm-inference", Map.of(), List.of(nodes), Map.of(), false);
@@ -115,5 +117,58 @@ class FilterServiceTest {
     assertThat(v.reason())
         .isEqualTo("kse: rejected by the placement policy: annotation kse.io/qos is not allowed");
     assertThat(requested).isEmpty();
+  }
+
+  @Test
+  void aGroupMemberPassesOnlyOnItsOwnNodeOfTheAllocation() {
+    PodRef worker = new PodRef("serving", "llm-0-1", "uid-w");
+    io.kse.extender.lifecycle.Placement group =
+        new io.kse.extender.lifecycle.Placement(
+            "group:serving/lws/llm/0",
+            List.of(
+                new io.kse.extender.lifecycle.Placement.Slot(POD, 0),
+                new io.kse.extender.lifecycle.Placement.Slot(worker, 1)),
+            2,
+            java.util.Optional.of(
+                new io.kse.extender.lifecycle.Placement.Group(
+                    "serving",
+                    "lws/llm/0",
+                    "LeaderWorkerSet llm group 0",
+                    false,
+                    java.util.Optional.empty(),
+                    java.util.Optional.empty())));
+    FilterService groups = new FilterService(cache, registry, names, requested::add, p -> group);
+    assertThat(
+            groups
+                .filter(
+                    new FilterRequest(
+                        worker,
+                        "slurm-inference",
+                        Map.of(),
+                        List.of("gpu-node-1", "gpu-node-2"),
+                        Map.of(),
+                        false))
+                .code())
+        .as("no job yet")
+        .isEqualTo(FilterVerdict.Code.GROUP_INCOMPLETE);
+    long id =
+        slurm.submit(
+            JobSubmission.builder(PlaceholderTag.group("serving", "llm-0", "uid-1", "lws/llm/0", 2))
+                .nodes(2)
+                .build());
+    slurm.allocate(id, List.of("gpu-node-2", "gpu-node-1"));
+    cache.pollOnce();
+    FilterVerdict leader = groups.filter(request("gpu-node-1", "gpu-node-2"));
+    assertThat(leader.passing()).containsExactly("gpu-node-2");
+    FilterVerdict w =
+        groups.filter(
+            new FilterRequest(
+                worker,
+                "slurm-inference",
+                Map.of(),
+                List.of("gpu-node-1", "gpu-node-2"),
+                Map.of(),
+                false));
+    assertThat(w.passing()).containsExactly("gpu-node-1");
   }
 }

@@ -69,7 +69,8 @@ class ExtenderServerLimitsTest {
                   Thread.currentThread().interrupt();
                 }
               }
-            });
+            },
+            io.kse.extender.lifecycle.Placement::of);
     PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
     HttpLimits limits =
         new HttpLimits(
@@ -86,7 +87,13 @@ class ExtenderServerLimitsTest {
         new ExtenderServer(
             filter,
             new BindService(
-                fake.cache, PodSource.none(), new NodeNames(), binder, PodActions.none(), p -> {}),
+                fake.cache,
+                PodSource.none(),
+                new NodeNames(),
+                binder,
+                PodActions.none(),
+                p -> {},
+                io.kse.extender.lifecycle.Placement::of),
             new ExtenderMetrics(meters),
             () -> true,
             () -> true,

@@ -99,8 +99,16 @@ class ExtenderServerTest {
                       if (p.name().equals("crash")) {
                         throw new IllegalStateException("boom");
                       }
-                    }),
-                new BindService(cache, pods, names, binder, noActions, p -> {}),
+                    },
+                    io.kse.extender.lifecycle.Placement::of),
+                new BindService(
+                    cache,
+                    pods,
+                    names,
+                    binder,
+                    noActions,
+                    p -> {},
+                    io.kse.extender.lifecycle.Placement::of),
                 new ExtenderMetrics(registry),
                 cache::synced,
                 SYNCED::get,

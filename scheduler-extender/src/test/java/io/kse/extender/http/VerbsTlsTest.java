@@ -121,14 +121,20 @@ class VerbsTlsTest {
     FakeSlurm fake = new FakeSlurm();
     ExtenderServer s =
         new ExtenderServer(
-            new FilterService(fake.cache, new PlaceholderRegistry(), new NodeNames(), p -> {}),
+            new FilterService(
+                fake.cache,
+                new PlaceholderRegistry(),
+                new NodeNames(),
+                p -> {},
+                io.kse.extender.lifecycle.Placement::of),
             new BindService(
                 fake.cache,
                 PodSource.none(),
                 new NodeNames(),
                 (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound"),
                 PodActions.none(),
-                p -> {}),
+                p -> {},
+                io.kse.extender.lifecycle.Placement::of),
             new ExtenderMetrics(new SimpleMeterRegistry()),
             () -> true,
             () -> true,

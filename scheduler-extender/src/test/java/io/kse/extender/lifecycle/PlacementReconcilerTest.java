@@ -41,13 +41,15 @@ class PlacementReconcilerTest {
       """
       apiVersion: kse.io/v1alpha1
       kind: PlacementPolicy
-      cluster: {preemptMode: partition, gpuGres: gpu, gpuType: h100}
+      cluster: {preemptMode: partition, gpuGres: gpu, gpuType: h100, nvlinkDomainFeatures: [nvl-0, nvl-1]}
       defaultTier: inference
       tiers:
         - name: inference
           slurm: {partition: inference}
           mayPreempt: [training]
+          maxNodes: 8
         - name: training
+          match: {labels: {kse-test/tier: training}}
           slurm: {partition: training}
           preemptible: true
       """;
@@ -129,12 +131,16 @@ class PlacementReconcilerTest {
         "/tmp",
         JobSubmission.Shape.BATCH,
         Duration.ofSeconds(60),
+        PodGroupSource.none(),
+        GROUP_WAIT,
         metrics);
   }
 
   {
     cache.addJobListener(lifecycle::onJobChange);
   }
+
+  static final Duration GROUP_WAIT = Duration.ofSeconds(30);
 
   /** Kubernetes nodes as a map: cordons and taints set by the test. */
   record StaticNodes(Map<String, KubeNodes.KubeNode> byName) implements KubeNodes {
@@ -611,5 +617,241 @@ class PlacementReconcilerTest {
             a ->
                 assertThat(a)
                     .startsWith("event PreemptedSlurmJob: Slurm preempted job " + training));
+  }
+
+  /** Multi-node groups: one job for all members, member i on the job's i-th node. */
+  @org.junit.jupiter.api.Nested
+  class Groups {
+    static final String GROUP_KEY = "group:serving/kse/llm";
+
+    Pod member(String name, String uid, int index) {
+      return pod(
+          name,
+          uid,
+          Map.of(
+              GroupMembership.GROUP, "llm",
+              GroupMembership.GROUP_SIZE, "3",
+              GroupMembership.GROUP_INDEX, Integer.toString(index)));
+    }
+
+    Pod bind(Pod p, String node) {
+      Pod b =
+          new io.fabric8.kubernetes.api.model.PodBuilder(p)
+              .editSpec()
+              .withNodeName(node)
+              .endSpec()
+              .build();
+      pods.put("serving/" + p.getMetadata().getName(), b);
+      return b;
+    }
+
+    void delete(Pod p) {
+      pods.remove("serving/" + p.getMetadata().getName());
+      lifecycle.onPodDeleted(p);
+    }
+
+    long jobId() {
+      return ((PlaceholderState.Submitted) registry.get(GROUP_KEY).orElseThrow()).jobId();
+    }
+
+    @Test
+    void oneJobForTheWholeGroupSubmittedOnlyOnceEveryMemberExists() {
+      lifecycle.onPod(member("llm-0", "u0", 0));
+      lifecycle.onPod(member("llm-1", "u1", 1));
+      assertThat(slurm.submissions()).as("2 of 3 members").isEmpty();
+      lifecycle.onPod(member("llm-2", "u2", 2));
+      assertThat(slurm.submissions()).hasSize(1);
+      JobSubmission s = slurm.submissions().get(0);
+      assertThat(s.nodes()).isEqualTo(3);
+      assertThat(s.gresPerNode()).contains("gpu:h100:4");
+      assertThat(s.tag().key()).isEqualTo(GROUP_KEY);
+      assertThat(s.tag().name()).as("the leader").isEqualTo("llm-0");
+      lifecycle.reconcileAll();
+      assertThat(slurm.submissions()).hasSize(1);
+    }
+
+    @Test
+    void noMemberIsWokenBeforeTheWholeJobIsAllocatedThenEachGoesToItsOwnNode() {
+      lifecycle.onPod(member("llm-2", "u2", 2));
+      lifecycle.onPod(member("llm-0", "u0", 0));
+      lifecycle.onPod(member("llm-1", "u1", 1));
+      long id = jobId();
+      cache.pollOnce();
+      assertThat(actions).noneMatch(a -> a.startsWith("wake"));
+      slurm.allocate(id, List.of("gpu-node-3", "gpu-node-1", "gpu-node-2"));
+      cache.pollOnce();
+      assertThat(actions)
+          .contains(
+              "wake serving/llm-0 -> gpu-node-3",
+              "wake serving/llm-1 -> gpu-node-1",
+              "wake serving/llm-2 -> gpu-node-2");
+    }
+
+    @Test
+    void anIncompleteGroupHoldsNoJobAndIsToldSoOnlyAfterTheWait() {
+      lifecycle.onPod(member("llm-0", "u0", 0));
+      lifecycle.onPod(member("llm-1", "u1", 1));
+      assertThat(actions).isEmpty();
+      clock.advance(GROUP_WAIT.plusSeconds(1));
+      lifecycle.reconcileAll();
+      assertThat(slurm.submissions()).isEmpty();
+      assertThat(actions)
+          .contains(
+              "event WaitingForSlurm: group kse/llm has 2 of its 3 members; its Slurm placeholder is"
+                  + " submitted once all exist, and holds no node until then");
+    }
+
+    @Test
+    void aRecreatedMemberGoesBackToItsNodeOfTheStillRunningJob() {
+      Pod l = member("llm-0", "u0", 0);
+      Pod w1 = member("llm-1", "u1", 1);
+      Pod w2 = member("llm-2", "u2", 2);
+      List.of(l, w1, w2).forEach(lifecycle::onPod);
+      long id = jobId();
+      slurm.allocate(id, List.of("gpu-node-1", "gpu-node-2", "gpu-node-3"));
+      cache.pollOnce();
+      bind(l, "gpu-node-1");
+      bind(w1, "gpu-node-2");
+      bind(w2, "gpu-node-3");
+      lifecycle.reconcileAll();
+      delete(w1);
+      assertThat(slurm.job(id).map(SlurmJob::state))
+          .as("other members live")
+          .contains(JobState.RUNNING);
+      actions.clear();
+      lifecycle.onPod(member("llm-1", "u1-new", 1));
+      assertThat(actions).contains("wake serving/llm-1 -> gpu-node-2");
+      assertThat(slurm.submissions()).hasSize(1);
+    }
+
+    @Test
+    void theWholeGroupGoneCancelsItsJob() {
+      Pod l = member("llm-0", "u0", 0);
+      Pod w1 = member("llm-1", "u1", 1);
+      Pod w2 = member("llm-2", "u2", 2);
+      List.of(l, w1, w2).forEach(lifecycle::onPod);
+      long id = jobId();
+      cache.pollOnce();
+      delete(l);
+      delete(w1);
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.PENDING);
+      delete(w2);
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    }
+
+    @Test
+    void aPreemptedGroupJobEvictsEveryBoundMember() {
+      Pod l = member("llm-0", "u0", 0);
+      Pod w1 = member("llm-1", "u1", 1);
+      Pod w2 = member("llm-2", "u2", 2);
+      List.of(l, w1, w2).forEach(lifecycle::onPod);
+      long id = jobId();
+      slurm.allocate(id, List.of("gpu-node-1", "gpu-node-2", "gpu-node-3"));
+      cache.pollOnce();
+      bind(l, "gpu-node-1");
+      bind(w1, "gpu-node-2");
+      bind(w2, "gpu-node-3");
+      slurm.end(id, JobState.PREEMPTED);
+      cache.pollOnce();
+      lifecycle.reconcileAll();
+      assertThat(actions.stream().filter(a -> a.startsWith("evict")).toList())
+          .hasSize(3)
+          .allMatch(a -> a.contains("Slurm job " + id + " ended (PREEMPTED)"));
+    }
+
+    @Test
+    void afterARestartTheGroupIsRebuiltFromSlurmAloneWithoutASecondJob() {
+      writer.set(false);
+      List.of(member("llm-0", "u0", 0), member("llm-1", "u1", 1), member("llm-2", "u2", 2))
+          .forEach(lifecycle::onPod);
+      long id =
+          slurm.submit(
+              JobSubmission.builder(PlaceholderTag.group("serving", "llm-0", "u0", "kse/llm", 3))
+                  .nodes(3)
+                  .build());
+      slurm.allocate(id, List.of("gpu-node-1", "gpu-node-2", "gpu-node-3"));
+      cache.pollOnce();
+      writer.set(true);
+      lifecycle.takeOver();
+      assertThat(slurm.submissions()).hasSize(1);
+      assertThat(actions)
+          .contains(
+              "wake serving/llm-0 -> gpu-node-1",
+              "wake serving/llm-1 -> gpu-node-2",
+              "wake serving/llm-2 -> gpu-node-3");
+    }
+
+    @Test
+    void duplicateIndexesAreToldOnEveryMemberAndHoldNoJob() {
+      lifecycle.onPod(member("llm-0", "u0", 0));
+      lifecycle.onPod(member("llm-1", "u1", 1));
+      lifecycle.onPod(member("llm-x", "ux", 1));
+      clock.advance(GROUP_WAIT.plusSeconds(1));
+      lifecycle.reconcileAll();
+      assertThat(slurm.submissions()).isEmpty();
+      assertThat(
+              actions.stream()
+                  .filter(
+                      a -> a.startsWith("event WaitingForSlurm: group kse/llm cannot be placed"))
+                  .count())
+          .isEqualTo(3);
+      assertThat(actions).anyMatch(a -> a.contains("index 1 is claimed by llm-1 and llm-x"));
+    }
+
+    @Test
+    void membersDisagreeingOnTheirTierAreRefusedWithTheReason() {
+      lifecycle.onPod(member("llm-0", "u0", 0));
+      lifecycle.onPod(member("llm-1", "u1", 1));
+      Pod odd =
+          new io.fabric8.kubernetes.api.model.PodBuilder(member("llm-2", "u2", 2))
+              .editMetadata()
+              .addToLabels("kse-test/tier", "training")
+              .endMetadata()
+              .build();
+      pods.put("serving/llm-2", odd);
+      lifecycle.onPod(odd);
+      assertThat(slurm.submissions()).isEmpty();
+      assertThat(actions.stream().filter(a -> a.startsWith("event PlacementRejected")).toList())
+          .hasSize(3)
+          .allMatch(a -> a.contains("disagree on their tier"));
+    }
+
+    @Test
+    void aLeaderWorkerSetWithExclusiveTopologyIsSubmittedForItsLeaderAlone() {
+      // LWS creates the workers only once the leader is bound when exclusive-topology is set
+      lifecycle.onPod(lwsLeader("u0", "nvidia.com/gpu.clique"));
+      assertThat(slurm.submissions()).hasSize(1);
+      JobSubmission s = slurm.submissions().get(0);
+      assertThat(s.nodes()).isEqualTo(2);
+      assertThat(s.constraints()).contains("[nvl-0|nvl-1]");
+      assertThat(s.tag().key()).isEqualTo("group:serving/lws/llm/0");
+    }
+
+    @Test
+    void aTopologyKeyThePolicyDoesNotKnowIsRefusedNamingIt() {
+      lifecycle.onPod(lwsLeader("u0", "example.com/rack"));
+      assertThat(slurm.submissions()).isEmpty();
+      assertThat(actions)
+          .anyMatch(
+              a ->
+                  a.startsWith("event PlacementRejected")
+                      && a.contains("example.com/rack")
+                      && a.contains("cluster.nvlinkDomainTopologyKeys"));
+    }
+
+    Pod lwsLeader(String uid, String exclusiveKey) {
+      Pod leader =
+          new io.fabric8.kubernetes.api.model.PodBuilder(pod("llm-0", uid, Map.of()))
+              .editMetadata()
+              .addToLabels(GroupMembership.LWS_NAME, "llm")
+              .addToLabels(GroupMembership.LWS_GROUP_INDEX, "0")
+              .addToLabels(GroupMembership.LWS_WORKER_INDEX, "0")
+              .addToAnnotations(GroupMembership.LWS_SIZE, "2")
+              .addToAnnotations(GroupMembership.LWS_EXCLUSIVE, exclusiveKey)
+              .endMetadata()
+              .build();
+      pods.put("serving/llm-0", leader);
+      return leader;
+    }
   }
 }

@@ -56,7 +56,7 @@ public final class SlurmStateCache implements AutoCloseable {
   /** One consistent view of Slurm. */
   public record Snapshot(
       Map<Long, SlurmJob> jobs,
-      Map<String, Long> jobByPodUid,
+      Map<String, Long> jobByKey,
       Map<String, SlurmNode> nodes,
       Instant asOf) {
     static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Instant.EPOCH);
@@ -166,10 +166,13 @@ public final class SlurmStateCache implements AutoCloseable {
     return Optional.ofNullable(snapshot.jobs().get(id));
   }
 
-  /** The placeholder job of a pod: its live job if it has one, else its newest. */
-  public Optional<SlurmJob> jobForPod(String podUid) {
+  /**
+   * The placeholder job kept under a placement key ({@link PlaceholderTag#key()}: a pod's UID, or
+   * its group's key): the live job if there is one, else the newest.
+   */
+  public Optional<SlurmJob> jobFor(String placementKey) {
     Snapshot s = snapshot;
-    Long id = s.jobByPodUid().get(podUid);
+    Long id = s.jobByKey().get(placementKey);
     return id == null ? Optional.empty() : Optional.ofNullable(s.jobs().get(id));
   }
 
@@ -205,7 +208,7 @@ public final class SlurmStateCache implements AutoCloseable {
     snapshot =
         new Snapshot(
             jobs,
-            jobs == old.jobs() ? old.jobByPodUid() : indexByPod(jobs.values()),
+            jobs == old.jobs() ? old.jobByKey() : indexByKey(jobs.values()),
             Map.copyOf(nodeMap),
             observed);
     jobsSynced = true;
@@ -272,17 +275,17 @@ public final class SlurmStateCache implements AutoCloseable {
     }
   }
 
-  private static Map<String, Long> indexByPod(Collection<SlurmJob> jobs) {
+  private static Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
     Map<String, SlurmJob> best = new HashMap<>();
     for (SlurmJob j : jobs) {
       Optional<PlaceholderTag> tag = j.placeholder();
       if (tag.isEmpty()) {
         continue;
       }
-      best.merge(tag.get().uid(), j, SlurmStateCache::preferred);
+      best.merge(tag.get().key(), j, SlurmStateCache::preferred);
     }
     Map<String, Long> out = new HashMap<>();
-    best.forEach((uid, j) -> out.put(uid, j.id()));
+    best.forEach((key, j) -> out.put(key, j.id()));
     return Map.copyOf(out);
   }
 

@@ -96,9 +96,7 @@ public final class BridgeDemo {
           String.format(
               "slurm allocated job %d on %s after %d ms: the pod would be bound there",
               id, allocated.nodes(), (System.nanoTime() - start) / 1_000_000));
-      say(
-          "cache lookup by pod UID: "
-              + cache.jobForPod(pod.uid()).map(SlurmJob::nodes).orElseThrow());
+      say("cache lookup by pod UID: " + cache.jobFor(pod.uid()).map(SlurmJob::nodes).orElseThrow());
 
       slurm.cancel(id);
       waitFor(

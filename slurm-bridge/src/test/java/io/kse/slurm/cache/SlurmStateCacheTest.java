@@ -37,11 +37,11 @@ class SlurmStateCacheTest {
     long id = submit("u1");
     cache.pollOnce();
     assertThat(cache.synced()).isTrue();
-    assertThat(cache.jobForPod("u1")).map(SlurmJob::state).contains(JobState.PENDING);
+    assertThat(cache.jobFor("u1")).map(SlurmJob::state).contains(JobState.PENDING);
     slurm.allocate(id, List.of("gpu-node-1"));
     tick();
     cache.pollOnce();
-    assertThat(cache.jobForPod("u1")).map(SlurmJob::nodes).contains(List.of("gpu-node-1"));
+    assertThat(cache.jobFor("u1")).map(SlurmJob::nodes).contains(List.of("gpu-node-1"));
     assertThat(changes).hasSize(2);
     assertThat(changes.get(0).isNew()).isTrue();
     assertThat(changes.get(1).started()).isTrue();
@@ -71,7 +71,7 @@ class SlurmStateCacheTest {
     tick();
     cache.pollOnce();
     assertThat(cache.job(id)).isEmpty();
-    assertThat(cache.jobForPod("u1")).isEmpty();
+    assertThat(cache.jobFor("u1")).isEmpty();
     assertThat(changes)
         .filteredOn(c -> c.after().isEmpty())
         .singleElement()
@@ -85,7 +85,7 @@ class SlurmStateCacheTest {
     slurm.end(first, JobState.CANCELLED);
     long second = submit("u1");
     cache.pollOnce();
-    assertThat(cache.jobForPod("u1")).map(SlurmJob::id).contains(second);
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).contains(second);
   }
 
   @Test

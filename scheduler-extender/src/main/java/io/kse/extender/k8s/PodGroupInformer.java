@@ -1,0 +1,107 @@
+package io.kse.extender.k8s;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kse.extender.lifecycle.GroupMembership.PodGroupSpec;
+import io.kse.extender.lifecycle.PodGroupSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PodGroups of the Kubernetes Workload API ({@code scheduling.k8s.io/v1beta1}, Kubernetes 1.37 with
+ * the GenericWorkload feature gate) through an informer: a gang's {@code minCount} and its topology
+ * constraint. Where the API is not served, no pod's PodGroup exists.
+ */
+public final class PodGroupInformer implements PodGroupSource, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PodGroupInformer.class);
+  public static final String API_VERSION = "scheduling.k8s.io/v1beta1";
+  public static final String KIND = "PodGroup";
+
+  private final KubernetesClient client;
+  private volatile SharedIndexInformer<GenericKubernetesResource> informer;
+
+  public PodGroupInformer(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Starts watching if the API server serves PodGroups; {@code onChange(namespace, name)}. */
+  public boolean start(BiConsumer<String, String> onChange) {
+    if (!client.supports(API_VERSION, KIND)) {
+      LOG.info(
+          "podgroups_not_served apiVersion={} (Workload API gangs are not recognised)",
+          API_VERSION);
+      return false;
+    }
+    informer =
+        client
+            .genericKubernetesResources(API_VERSION, KIND)
+            .inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(GenericKubernetesResource g) {
+                    changed(g);
+                  }
+
+                  @Override
+                  public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource g) {
+                    changed(g);
+                  }
+
+                  @Override
+                  public void onDelete(GenericKubernetesResource g, boolean unknown) {
+                    changed(g);
+                  }
+
+                  private void changed(GenericKubernetesResource g) {
+                    onChange.accept(g.getMetadata().getNamespace(), g.getMetadata().getName());
+                  }
+                },
+                0);
+    return true;
+  }
+
+  @Override
+  public Optional<PodGroupSpec> podGroup(String namespace, String name) {
+    SharedIndexInformer<GenericKubernetesResource> i = informer;
+    if (i == null) {
+      return Optional.empty();
+    }
+    GenericKubernetesResource g = i.getStore().getByKey(namespace + "/" + name);
+    return g == null ? Optional.empty() : spec(g);
+  }
+
+  /** The gang's size and topology key; empty for a PodGroup without a gang policy. */
+  static Optional<PodGroupSpec> spec(GenericKubernetesResource g) {
+    Object spec = g.getAdditionalProperties().get("spec");
+    if (!(spec instanceof Map<?, ?> s)
+        || !(s.get("schedulingPolicy") instanceof Map<?, ?> policy)
+        || !(policy.get("gang") instanceof Map<?, ?> gang)
+        || !(gang.get("minCount") instanceof Number min)) {
+      return Optional.empty();
+    }
+    Optional<String> key = Optional.empty();
+    if (s.get("schedulingConstraints") instanceof Map<?, ?> c
+        && c.get("topology") instanceof List<?> topology
+        && !topology.isEmpty()
+        && topology.get(0) instanceof Map<?, ?> t
+        && t.get("key") instanceof String k) {
+      key = Optional.of(k);
+    }
+    return Optional.of(new PodGroupSpec(min.intValue(), key));
+  }
+
+  @Override
+  public void close() {
+    SharedIndexInformer<GenericKubernetesResource> i = informer;
+    if (i != null) {
+      i.close();
+    }
+  }
+}

@@ -1,0 +1,220 @@
+package io.kse.extender.lifecycle;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.slurm.PlaceholderTag;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Which multi-node group a pod belongs to, read from its own metadata. The precedence, first that
+ * applies (docs/groups.md):
+ *
+ * <ol>
+ *   <li>the Kubernetes Workload API: {@code spec.schedulingGroup.podGroupName} names a PodGroup
+ *       whose gang {@code minCount} is the size; members are indexed by pod name;
+ *   <li>LeaderWorkerSet: {@link #LWS_NAME} and {@link #LWS_GROUP_INDEX} identify the group, {@link
+ *       #LWS_SIZE} gives its size, {@link #LWS_WORKER_INDEX} the member's index (leader 0);
+ *   <li>anything else: {@link #GROUP}, {@link #GROUP_SIZE}, optional {@link #GROUP_INDEX} (without
+ *       it, members are indexed by pod name).
+ * </ol>
+ *
+ * @param id the group's id within the namespace, e.g. {@code lws/llm/0}
+ * @param source what made it a group, for Events and /explain
+ * @param size how many members (nodes) the group has
+ * @param index the member's index, or {@link #BY_NAME} when its pod name orders it
+ * @param topologyKey a node label all members must share, if the group's controller asks for one
+ * @param leaderFirst whether the group's controller creates the other members only once the leader
+ *     is bound (LeaderWorkerSet with exclusive-topology): its job is submitted for the leader alone
+ * @param problem what is wrong with the pod's group keys, if anything
+ */
+public record GroupMembership(
+    String id,
+    String source,
+    int size,
+    int index,
+    Optional<String> topologyKey,
+    boolean leaderFirst,
+    Optional<String> problem) {
+
+  /** Any controller: the group's name, unique in the namespace. */
+  public static final String GROUP = "kse.io/group";
+
+  /** Any controller: how many pods the group has. */
+  public static final String GROUP_SIZE = "kse.io/group-size";
+
+  /** Any controller, optional: the member's index, 0 for the leader. */
+  public static final String GROUP_INDEX = "kse.io/group-index";
+
+  public static final String LWS_NAME = "leaderworkerset.sigs.k8s.io/name";
+  public static final String LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index";
+  public static final String LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index";
+  public static final String LWS_SIZE = "leaderworkerset.sigs.k8s.io/size";
+  public static final String LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology";
+
+  /** The member's index is its rank by pod name. */
+  public static final int BY_NAME = -1;
+
+  /** The most members a group may have (Slurm's and our limit of nodes per placeholder). */
+  public static final int MAX_SIZE = 1024;
+
+  /** A PodGroup (scheduling.k8s.io) as far as grouping needs it. */
+  public record PodGroupSpec(int minCount, Optional<String> topologyKey) {}
+
+  /** The placement key: {@code group:<namespace>/<id>}. */
+  public String key(String namespace) {
+    return PlaceholderTag.groupKey(namespace, id);
+  }
+
+  /**
+   * The pod's group, if it is in one.
+   *
+   * @param podGroups the namespace's PodGroups by name (empty when the API is not served)
+   */
+  public static Optional<GroupMembership> of(
+      Pod pod, Function<String, Optional<PodGroupSpec>> podGroups) {
+    Map<String, String> labels = orEmpty(pod.getMetadata().getLabels());
+    Map<String, String> annotations = orEmpty(pod.getMetadata().getAnnotations());
+    Optional<String> podGroup = podGroupName(pod);
+    if (podGroup.isPresent()) {
+      String name = podGroup.get();
+      Optional<PodGroupSpec> spec = podGroups.apply(name);
+      return Optional.of(
+          spec.map(
+                  s ->
+                      new GroupMembership(
+                          "podgroup/" + name,
+                          "PodGroup " + name,
+                          s.minCount(),
+                          BY_NAME,
+                          s.topologyKey(),
+                          false,
+                          s.minCount() < 1 || s.minCount() > MAX_SIZE
+                              ? Optional.of(
+                                  "PodGroup "
+                                      + name
+                                      + " has minCount "
+                                      + s.minCount()
+                                      + "; a group placed by Slurm needs a gang of 1.."
+                                      + MAX_SIZE)
+                              : Optional.empty()))
+              .orElseGet(
+                  () ->
+                      invalid(
+                          "podgroup/" + name,
+                          "PodGroup " + name,
+                          "its PodGroup "
+                              + name
+                              + " does not exist (yet), or is not a gang (schedulingPolicy.gang)")));
+    }
+    String lws = labels.get(LWS_NAME);
+    if (lws != null) {
+      String group = labels.get(LWS_GROUP_INDEX);
+      String id = "lws/" + lws + "/" + group;
+      String source = "LeaderWorkerSet " + lws + " group " + group;
+      if (group == null) {
+        return Optional.of(
+            invalid("lws/" + lws, source, "label " + LWS_GROUP_INDEX + " is missing"));
+      }
+      // LWS's pod webhook labels the leader's worker-index 0 as well
+      return Optional.of(
+          parsed(
+              id,
+              source,
+              annotations.get(LWS_SIZE),
+              LWS_SIZE,
+              labels.getOrDefault(LWS_WORKER_INDEX, "0"),
+              LWS_WORKER_INDEX,
+              Optional.ofNullable(annotations.get(LWS_EXCLUSIVE)),
+              annotations.containsKey(LWS_EXCLUSIVE)));
+    }
+    String kse = annotations.getOrDefault(GROUP, labels.get(GROUP));
+    if (kse != null) {
+      String id = "kse/" + kse;
+      String source = GROUP + "=" + kse;
+      if (!kse.matches("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?")) {
+        // no group can be formed: the pod is refused on its own
+        return Optional.of(
+            invalid(
+                "kse/invalid/" + pod.getMetadata().getUid().toLowerCase(java.util.Locale.ROOT),
+                source,
+                GROUP + " must be a DNS label (a-z 0-9 -, up to 63)"));
+      }
+      return Optional.of(
+          parsed(
+              id,
+              source,
+              annotations.get(GROUP_SIZE),
+              GROUP_SIZE,
+              annotations.get(GROUP_INDEX),
+              GROUP_INDEX,
+              Optional.empty(),
+              false));
+    }
+    return Optional.empty();
+  }
+
+  private static GroupMembership parsed(
+      String id,
+      String source,
+      String size,
+      String sizeKey,
+      String index,
+      String indexKey,
+      Optional<String> topologyKey,
+      boolean leaderFirst) {
+    if (size == null) {
+      return invalid(id, source, "annotation " + sizeKey + " (the group's size) is missing");
+    }
+    int n = number(size);
+    if (n < 1 || n > MAX_SIZE) {
+      return invalid(
+          id, source, sizeKey + "=" + trim(size) + " is not a whole number 1.." + MAX_SIZE);
+    }
+    int i = BY_NAME;
+    if (index != null) {
+      i = number(index);
+      if (i < 0 || i >= n) {
+        return invalid(
+            id,
+            source,
+            indexKey
+                + "="
+                + trim(index)
+                + " is not a member index 0.."
+                + (n - 1)
+                + " of the group");
+      }
+    }
+    return new GroupMembership(id, source, n, i, topologyKey, leaderFirst, Optional.empty());
+  }
+
+  private static GroupMembership invalid(String id, String source, String problem) {
+    return new GroupMembership(
+        id, source, 1, BY_NAME, Optional.empty(), false, Optional.of(problem));
+  }
+
+  /** {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36+). */
+  static Optional<String> podGroupName(Pod pod) {
+    return Optional.ofNullable(pod.getSpec())
+        .map(s -> s.getSchedulingGroup())
+        .map(g -> g.getPodGroupName())
+        .filter(n -> !n.isBlank());
+  }
+
+  private static int number(String s) {
+    try {
+      return Integer.parseInt(s.trim());
+    } catch (NumberFormatException e) {
+      return Integer.MIN_VALUE;
+    }
+  }
+
+  private static String trim(String s) {
+    return s.length() > 40 ? s.substring(0, 40) + "…" : s;
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> m) {
+    return m == null ? Map.of() : m;
+  }
+}
