@@ -2,6 +2,7 @@ package io.kse.policy;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What the policy may know about a multi-node group: pods placed together by one placeholder job,
@@ -14,11 +15,21 @@ import java.util.Optional;
  *     exclusive-topology creates its workers only once the leader is bound: then only the leader)
  * @param topologyKey a Kubernetes topology key the group's controller asks all members to share
  *     (LeaderWorkerSet exclusive-topology, PodGroup topology constraint), if any
+ * @param exclusive whether the group must have its topology domain to itself among such groups
+ *     (LeaderWorkerSet exclusive-topology: its leaders repel each other across domains)
+ * @param domainsTaken NVLink-domain features other exclusive groups' jobs hold now
  */
 public record GroupFacts(
-    String id, String source, int size, List<PodFacts> members, Optional<String> topologyKey) {
+    String id,
+    String source,
+    int size,
+    List<PodFacts> members,
+    Optional<String> topologyKey,
+    boolean exclusive,
+    Set<String> domainsTaken) {
   public GroupFacts {
     members = List.copyOf(members);
+    domainsTaken = Set.copyOf(domainsTaken);
     if (members.isEmpty() || members.size() > size) {
       throw new IllegalArgumentException(
           "a group of " + size + " has 1.." + size + " members, not " + members.size());

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * Pod facts in, placeholder job out: picks the pod's tier, applies the tier's Slurm settings, the
@@ -332,6 +333,25 @@ public final class PlacementPolicy {
                   + " nodes in one NVLink domain, but a domain has only "
                   + domainNodes
                   + " (cluster.nvlinkDomainNodes): it could never be placed");
+        }
+        Set<String> taken =
+            group.filter(GroupFacts::exclusive).map(GroupFacts::domainsTaken).orElse(Set.of());
+        if (!taken.isEmpty()) {
+          List<String> free = domains.stream().filter(d -> !taken.contains(d)).toList();
+          if (free.isEmpty()) {
+            throw new Rejected(
+                "group "
+                    + group.get().id()
+                    + " wants an NVLink domain to itself (exclusive-topology), but other groups"
+                    + " hold every domain: "
+                    + new java.util.TreeSet<>(taken));
+          }
+          record.add(
+              new Contribution(
+                  "exclusive topology",
+                  "domains held by other exclusive groups left out: "
+                      + new java.util.TreeSet<>(taken)));
+          domains = free;
         }
         constraint = Optional.of("[" + String.join("|", domains) + "]");
         record.add(

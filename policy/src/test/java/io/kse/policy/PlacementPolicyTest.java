@@ -368,7 +368,9 @@ class PlacementPolicyTest {
             "LeaderWorkerSet llm group 0",
             members.length,
             List.of(members),
-            topologyKey),
+            topologyKey,
+            topologyKey.isPresent(),
+            java.util.Set.of("nvl-1", "nvl-3")),
         ledger,
         NOW);
   }
@@ -467,7 +469,8 @@ class PlacementPolicyTest {
     Decision d =
         group(Optional.of("nvidia.com/gpu.clique"), member("l", 8, 5000), member("w", 8, 5000));
     assertThat(((Decision.Place) d).job().constraint())
-        .contains("[nvl-0|nvl-1|nvl-2|nvl-3|nvl-4|nvl-5|nvl-6|nvl-7]");
+        .as("exclusive: the domains other groups hold are left out")
+        .contains("[nvl-0|nvl-2|nvl-4|nvl-5|nvl-6|nvl-7]");
     assertThat(d.record())
         .anySatisfy(
             c -> assertThat(c.rule()).isEqualTo("group topology key nvidia.com/gpu.clique"));

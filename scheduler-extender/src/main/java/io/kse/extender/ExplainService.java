@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -40,9 +41,11 @@ final class ExplainService {
   private final SlurmStateCache cache;
   private final Clock clock;
   private final Function<PodRef, Placement> placementOf;
+  private final Function<String, Set<String>> domainsTaken;
 
   ExplainService(
       Function<PodRef, Placement> placementOf,
+      Function<String, Set<String>> domainsTaken,
       PodSource pods,
       Supplier<PlacementPolicy> policy,
       PreemptionLedger ledger,
@@ -56,6 +59,7 @@ final class ExplainService {
     this.cache = cache;
     this.clock = clock;
     this.placementOf = placementOf;
+    this.domainsTaken = domainsTaken;
   }
 
   Optional<JsonNode> explain(PodRef ref) {
@@ -117,7 +121,14 @@ final class ExplainService {
     return policy
         .get()
         .decideGroup(
-            new GroupFacts(g.id(), g.source(), placement.size(), members, g.topologyKey()),
+            new GroupFacts(
+                g.id(),
+                g.source(),
+                placement.size(),
+                members,
+                g.topologyKey(),
+                g.exclusive(),
+                domainsTaken.apply(placement.key())),
             ledger,
             clock.instant());
   }

@@ -172,6 +172,7 @@ public final class ExtenderService implements AutoCloseable {
             prometheus::scrape,
             new ExplainService(
                     reconciler::placementOf,
+                    reconciler::domainsTakenBesides,
                     pods,
                     policy::placement,
                     ledger,

@@ -39,6 +39,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
    * @param leaderFirst its job is submitted once the leader exists (the controller creates the
    *     other members only after the leader is bound)
    * @param topologyKey a node label all members must share, if the controller asks for one
+   * @param exclusive the group must have its topology domain to itself (LWS exclusive-topology)
    * @param problem why the group cannot be placed as it is (told on every member), if so
    */
   public record Group(
@@ -47,6 +48,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
       String source,
       boolean leaderFirst,
       Optional<String> topologyKey,
+      boolean exclusive,
       Optional<String> problem) {}
 
   /** A pod of its own. */
@@ -93,7 +95,8 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
           key,
           List.of(),
           1,
-          Optional.of(new Group(namespace, id, id, false, Optional.empty(), Optional.empty())));
+          Optional.of(
+              new Group(namespace, id, id, false, Optional.empty(), false, Optional.empty())));
     }
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < sorted.size(); i++) {
@@ -147,6 +150,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
                 leader.source(),
                 ms.stream().anyMatch(GroupMembership::leaderFirst),
                 ms.stream().map(GroupMembership::topologyKey).flatMap(Optional::stream).findFirst(),
+                ms.stream().anyMatch(GroupMembership::leaderFirst),
                 problem)));
   }
 

@@ -69,6 +69,7 @@ public final class PlacementReconciler {
   private final Submitter submitter;
   private final Evictions evictions;
   private final PreemptionAttribution attribution;
+  private final Supplier<PlacementPolicy> policy;
 
   /** A namespace's PodGroups (scheduling.k8s.io) by name; empty where the API is not served. */
   private final PodGroupSource podGroups;
@@ -110,6 +111,7 @@ public final class PlacementReconciler {
       Duration groupIncompleteWait,
       ExtenderMetrics metrics) {
     this.podGroups = podGroups;
+    this.policy = policy;
     this.groupIncompleteWait = groupIncompleteWait;
     this.slurm = slurm;
     this.cache = cache;
@@ -124,7 +126,17 @@ public final class PlacementReconciler {
     this.mayAct = mayAct;
     this.metrics = metrics;
     this.rules = new PlacementRules(nodeNames::kubernetes);
-    this.submitter = new Submitter(slurm, policy, ledger, registry, actions, clock, workDir, shape);
+    this.submitter =
+        new Submitter(
+            slurm,
+            policy,
+            ledger,
+            registry,
+            actions,
+            clock,
+            workDir,
+            shape,
+            this::domainsTakenBesides);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
@@ -231,6 +243,38 @@ public final class PlacementReconciler {
     Optional<GroupMembership> m = pod.flatMap(this::membership);
     return m.map(g -> group(g.key(ref.namespace()), ref.namespace()))
         .orElseGet(() -> Placement.of(ref));
+  }
+
+  /**
+   * The Slurm node features of the nodes that other LeaderWorkerSet groups' live jobs hold: with
+   * exclusive-topology, LWS keeps leaders of different groups out of each other's domain, so a
+   * group's job must be placed in a domain none of them holds.
+   */
+  public Set<String> domainsTakenBesides(String key) {
+    return domainsTaken(key, Long.MAX_VALUE);
+  }
+
+  /** As {@link #domainsTakenBesides}, counting only jobs submitted before {@code beforeJob}. */
+  private Set<String> domainsTaken(String key, long beforeJob) {
+    Set<String> taken = new java.util.TreeSet<>();
+    List<String> domains = policy.get().policy().cluster().nvlinkDomainFeatures();
+    for (SlurmJob j : cache.snapshot().jobs().values()) {
+      Optional<PlaceholderTag> t = j.placeholder();
+      if (t.isPresent()
+          && j.id() < beforeJob
+          && !j.state().isFinal()
+          && j.state().holdsNodes()
+          && t.get().group().map(g -> g.startsWith("lws/")).orElse(false)
+          && !t.get().key().equals(key)) {
+        for (String n : j.nodes()) {
+          cache
+              .node(n)
+              .ifPresent(
+                  node -> node.features().stream().filter(domains::contains).forEach(taken::add));
+        }
+      }
+    }
+    return taken;
   }
 
   /** The UIDs of a placement's members, as a stable signature of who they are. */
@@ -360,6 +404,12 @@ public final class PlacementReconciler {
                         .map(n -> unusable(nodeNames.kubernetes(n)))
                         .flatMap(Optional::stream)
                         .findFirst());
+    if (unusable.isEmpty()
+        && pending
+        && placement.group().map(Placement.Group::exclusive).orElse(false)
+        && job.map(SlurmJob::isAllocated).orElse(false)) {
+      unusable = sharedDomain(placement.key(), job.get());
+    }
     List<PlacementFacts.Member> members = new java.util.ArrayList<>();
     Instant oldest = now;
     for (Placement.Slot slot : placement.members()) {
@@ -389,6 +439,30 @@ public final class PlacementReconciler {
         notSeen,
         unusable,
         retryDue);
+  }
+
+  /**
+   * Two exclusive groups submitted at once may land in one domain: the later job gives way (so the
+   * two never both step back), and is replaced outside the domains others hold.
+   */
+  private Optional<String> sharedDomain(String key, SlurmJob job) {
+    Set<String> taken = domainsTaken(key, job.id());
+    for (String n : job.nodes()) {
+      Optional<String> shared =
+          cache.node(n).stream()
+              .flatMap(node -> node.features().stream())
+              .filter(taken::contains)
+              .findFirst();
+      if (shared.isPresent()) {
+        return Optional.of(
+            n
+                + " is in "
+                + shared.get()
+                + ", which another exclusive-topology group holds (LeaderWorkerSet keeps their"
+                + " leaders apart)");
+      }
+    }
+    return Optional.empty();
   }
 
   private static Optional<Instant> created(Pod pod) {

@@ -43,6 +43,7 @@ final class Submitter {
   private final Clock clock;
   private final String workDir;
   private final JobSubmission.Shape shape;
+  private final java.util.function.Function<String, java.util.Set<String>> domainsTaken;
 
   Submitter(
       SlurmClient slurm,
@@ -52,7 +53,9 @@ final class Submitter {
       PodActions actions,
       Clock clock,
       String workDir,
-      JobSubmission.Shape shape) {
+      JobSubmission.Shape shape,
+      java.util.function.Function<String, java.util.Set<String>> domainsTaken) {
+    this.domainsTaken = domainsTaken;
     this.slurm = slurm;
     this.policy = policy;
     this.ledger = ledger;
@@ -94,7 +97,11 @@ final class Submitter {
                         group.get().source(),
                         placement.size(),
                         facts,
-                        group.get().topologyKey()),
+                        group.get().topologyKey(),
+                        group.get().exclusive(),
+                        group.get().exclusive()
+                            ? domainsTaken.apply(placement.key())
+                            : java.util.Set.of()),
                     ledger,
                     clock.instant());
     if (d instanceof Decision.Reject r) {
