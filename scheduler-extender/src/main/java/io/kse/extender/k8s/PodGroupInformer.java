@@ -94,8 +94,52 @@ public final class PodGroupInformer implements PodGroupSource, AutoCloseable {
         && t.get("key") instanceof String k) {
       key = Optional.of(k);
     }
-    return Optional.of(new PodGroupSpec(min.intValue(), key));
+    boolean scheduled = false;
+    if (g.getAdditionalProperties().get("status") instanceof Map<?, ?> st
+        && st.get("conditions") instanceof List<?> conditions) {
+      scheduled =
+          conditions.stream()
+              .anyMatch(
+                  c ->
+                      c instanceof Map<?, ?> m
+                          && SCHEDULED.equals(m.get("type"))
+                          && "True".equals(m.get("status")));
+    }
+    return Optional.of(new PodGroupSpec(min.intValue(), key, scheduled));
   }
+
+  /** The condition kube-scheduler's gang plugin sets once a gang is placed (1.37). */
+  public static final String SCHEDULED = "PodGroupInitiallyScheduled";
+
+  @Override
+  public void markScheduled(String namespace, String name, String message) {
+    String now =
+        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    Map<String, Object> condition =
+        Map.of(
+            "type", SCHEDULED,
+            "status", "True",
+            "reason", "Scheduled",
+            "message", message,
+            "lastTransitionTime", now);
+    try {
+      client
+          .genericKubernetesResources(API_VERSION, KIND)
+          .inNamespace(namespace)
+          .withName(name)
+          .subresource("status")
+          .patch(
+              io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                  io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE),
+              JSON.writeValueAsString(Map.of("status", Map.of("conditions", List.of(condition)))));
+      LOG.info("podgroup_scheduled podGroup={}/{}", namespace, name);
+    } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+      LOG.warn("podgroup_status_failed podGroup={}/{} error={}", namespace, name, e.getMessage());
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   @Override
   public void close() {

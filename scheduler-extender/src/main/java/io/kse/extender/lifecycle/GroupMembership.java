@@ -58,8 +58,16 @@ public record GroupMembership(
   /** The most members a group may have (Slurm's and our limit of nodes per placeholder). */
   public static final int MAX_SIZE = 1024;
 
-  /** A PodGroup (scheduling.k8s.io) as far as grouping needs it. */
-  public record PodGroupSpec(int minCount, Optional<String> topologyKey) {}
+  /**
+   * A PodGroup (scheduling.k8s.io) as far as grouping needs it.
+   *
+   * @param scheduled its PodGroupInitiallyScheduled condition is True already
+   */
+  public record PodGroupSpec(int minCount, Optional<String> topologyKey, boolean scheduled) {
+    public PodGroupSpec(int minCount, Optional<String> topologyKey) {
+      this(minCount, topologyKey, false);
+    }
+  }
 
   /** The placement key: {@code group:<namespace>/<id>}. */
   public String key(String namespace) {

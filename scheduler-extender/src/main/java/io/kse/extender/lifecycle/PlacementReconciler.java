@@ -354,9 +354,11 @@ public final class PlacementReconciler {
         evictions.forget(m.uid());
       }
     }
+    podGroupPlaced(placement, facts);
     for (Step step : steps) {
       if (step instanceof Step.Forget) {
         registry.remove(placement.key());
+        podGroupsMarked.remove(placement.key());
         placement.members().forEach(m -> woken.remove(m.ref().uid()));
       } else if (step instanceof Step.Submit s) {
         submit(placement, pods, facts, s.why());
@@ -373,6 +375,39 @@ public final class PlacementReconciler {
       }
     }
   }
+
+  /** A Workload API gang whose every member is bound: its PodGroup says so, once. */
+  private void podGroupPlaced(Placement placement, PlacementFacts facts) {
+    Optional<Placement.Group> g = placement.group();
+    if (g.isEmpty() || !g.get().id().startsWith(PODGROUP)) {
+      return;
+    }
+    String name = g.get().id().substring(PODGROUP.length());
+    String ns = g.get().namespace();
+    long bound =
+        facts.members().stream()
+            .filter(m -> m.pod() == PodStanding.BOUND)
+            .map(PlacementFacts.Member::index)
+            .distinct()
+            .count();
+    if (bound < placement.size()
+        || podGroups.podGroup(ns, name).map(GroupMembership.PodGroupSpec::scheduled).orElse(true)) {
+      return;
+    }
+    Long job = facts.job().map(SlurmJob::id).orElse(0L);
+    if (job.equals(podGroupsMarked.put(placement.key(), job))) {
+      return; // told already; the informer shows it soon
+    }
+    execute(
+        placement.members().get(0).ref(),
+        () ->
+            podGroups.markScheduled(
+                ns, name, "all " + placement.size() + " members bound by Slurm job " + job),
+        () -> podGroupsMarked.remove(placement.key()));
+  }
+
+  private static final String PODGROUP = "podgroup/";
+  private final Map<String, Long> podGroupsMarked = new ConcurrentHashMap<>();
 
   private PlacementFacts facts(Placement placement, Map<String, Optional<Pod>> pods) {
     Optional<SlurmJob> job = cache.jobFor(placement.key());

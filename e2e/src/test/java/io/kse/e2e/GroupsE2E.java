@@ -1,0 +1,373 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kse.slurm.JobState;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Multi-node groups on the real control plane, the real LeaderWorkerSet controller and real Slurm:
+ * one placeholder job per group, member i on the job's i-th node, topology inside one NVLink domain
+ * (issue 13's scenarios 1-7).
+ */
+class GroupsE2E extends Scenario {
+  static final String DOMAIN_LABEL = "nvidia.com/gpu.clique";
+
+  /** The live placeholder jobs of this namespace's groups, by group id. */
+  Map<String, SlurmJob> groupJobs() {
+    return activePlaceholders(ns).stream()
+        .filter(j -> j.placeholder().flatMap(PlaceholderTag::group).isPresent())
+        .collect(
+            Collectors.toMap(j -> j.placeholder().orElseThrow().group().orElseThrow(), j -> j));
+  }
+
+  List<Pod> pods() {
+    return kube.pods().inNamespace(ns).list().getItems();
+  }
+
+  /** Waits until {@code n} pods exist in the namespace and every one of them is bound. */
+  List<Pod> awaitAllBound(int n) {
+    await(n + " pods bound")
+        .atMost(BIND_TIMEOUT)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                pods().size() == n
+                    && pods().stream().allMatch(p -> p.getSpec().getNodeName() != null));
+    return pods();
+  }
+
+  String domainOf(String node) {
+    Node n = kube.nodes().withName(node).get();
+    return n.getMetadata().getLabels().get(DOMAIN_LABEL);
+  }
+
+  /** How a LeaderWorkerSet asks for one NVLink domain per group. */
+  enum Topology {
+    /** Not at all. */
+    NONE,
+    /** LWS's exclusive-topology on the clique label: one group per domain. */
+    EXCLUSIVE,
+    /** Our annotation on the pod template: each group inside one domain. */
+    ANNOTATION
+  }
+
+  /** A LeaderWorkerSet of our scheduler: {@code replicas} groups of {@code size} 8-GPU pods. */
+  GenericKubernetesResource leaderWorkerSet(
+      String name, int replicas, int size, Topology topology) {
+    String yaml =
+        """
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata:
+          name: %s
+          namespace: %s
+          annotations: %s
+        spec:
+          replicas: %d
+          leaderWorkerTemplate:
+            size: %d
+            restartPolicy: None
+            workerTemplate:
+              metadata:
+                annotations: %s
+              spec:
+                schedulerName: slurm-inference
+                terminationGracePeriodSeconds: 0
+                containers:
+                  - name: server
+                    image: registry.example/model-server:1
+                    resources: {limits: {nvidia.com/gpu: "8"}}
+        """
+            .formatted(
+                name,
+                ns,
+                topology == Topology.EXCLUSIVE
+                    ? "{leaderworkerset.sigs.k8s.io/exclusive-topology: " + DOMAIN_LABEL + "}"
+                    : "{}",
+                replicas,
+                size,
+                topology == Topology.ANNOTATION ? "{kse.io/topology: nvlink-domain}" : "{}");
+    GenericKubernetesResource lws = Serialization.unmarshal(yaml, GenericKubernetesResource.class);
+    return kube.genericKubernetesResources("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
+        .inNamespace(ns)
+        .resource(lws)
+        .create();
+  }
+
+  /** Every group: one job of its size, member i on the job's i-th node, all in one domain. */
+  void assertGroupsPlacedAsTheirJobsSay(List<Pod> pods, int groups, int size) {
+    Map<String, SlurmJob> jobs = groupJobs();
+    assertThat(jobs).hasSize(groups);
+    Set<String> nodesUsed = new HashSet<>();
+    for (Pod p : pods) {
+      assertThat(nodesUsed.add(p.getSpec().getNodeName()))
+          .as("no node holds two members: %s", p.getSpec().getNodeName())
+          .isTrue();
+    }
+    for (SlurmJob j : jobs.values()) {
+      assertThat(j.state()).isEqualTo(JobState.RUNNING);
+      assertThat(j.nodes()).hasSize(size);
+      assertThat(j.nodes().stream().map(this::domainOf).distinct())
+          .as("job %d inside one NVLink domain", j.id())
+          .hasSize(1);
+      String id = j.placeholder().orElseThrow().group().orElseThrow();
+      String[] parts = id.split("/"); // lws/<name>/<group index>
+      for (Pod p : pods) {
+        Map<String, String> l = p.getMetadata().getLabels();
+        if (parts[2].equals(l.get("leaderworkerset.sigs.k8s.io/group-index"))) {
+          int worker =
+              Integer.parseInt(l.getOrDefault("leaderworkerset.sigs.k8s.io/worker-index", "0"));
+          assertThat(p.getSpec().getNodeName())
+              .as("member %d of %s on the job's node %d", worker, id, worker)
+              .isEqualTo(j.nodes().get(worker));
+          assertThat(p.getMetadata().getAnnotations())
+              .containsEntry("kse.io/slurm-job", Long.toString(j.id()))
+              .containsEntry("kse.io/slurm-node", j.nodes().get(worker));
+        }
+      }
+    }
+  }
+
+  /** Scenario 1: LWS, 2 replicas × size 2, 8 GPUs per pod, exclusive NVLink-domain topology. */
+  @Test
+  void aLeaderWorkerSetGetsOneJobPerGroupEachInsideItsOwnNvlinkDomain() {
+    leaderWorkerSet("llm", 2, 2, Topology.EXCLUSIVE);
+    List<Pod> pods = awaitAllBound(4);
+    assertGroupsPlacedAsTheirJobsSay(pods, 2, 2);
+    assertThat(groupJobs().values().stream().map(j -> domainOf(j.nodes().get(0))).distinct())
+        .as("exclusive-topology: the two groups in different domains")
+        .hasSize(2);
+  }
+
+  /**
+   * Scenario 2: domain 0 mostly busy with work nobody may preempt → the group lands in domain 1;
+   * every node busy with preemptible training → exactly as many training jobs as the group needs
+   * nodes are preempted, inside one domain.
+   */
+  @Test
+  void aGroupGoesWhereItsDomainIsFreeAndPreemptsOnlyWhatItNeeds() {
+    assumeTrue(stack.managed(), "fills nodes with sbatch jobs: needs the local Slurm CLI");
+    List<String> gpu = stack.gpuNodes();
+    for (String node : gpu.subList(0, 3)) { // same partition as inference: never preempted by it
+      sbatch("inference", node);
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                sbatchJobs.stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    leaderWorkerSet("first", 1, 2, Topology.ANNOTATION);
+    List<Pod> first = awaitAllBound(2);
+    for (Pod p : first) {
+      assertThat(domainOf(p.getSpec().getNodeName())).isEqualTo("nvl-1");
+    }
+    kube.genericKubernetesResources("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
+        .inNamespace(ns)
+        .withName("first")
+        .delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> pods().isEmpty() && groupJobs().isEmpty());
+
+    // now every free node runs preemptible training
+    Map<Long, String> training = new java.util.LinkedHashMap<>();
+    for (String node : gpu.subList(3, gpu.size())) {
+      training.put(sbatch("training", node), node);
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                training.keySet().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    leaderWorkerSet("second", 1, 2, Topology.ANNOTATION);
+    List<Pod> second = awaitAllBound(2);
+    Set<String> groupNodes =
+        second.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet());
+    List<Long> preempted =
+        training.keySet().stream()
+            .filter(id -> !slurm.job(id).map(Scenario::running).orElse(false))
+            .toList();
+    assertThat(preempted).as("exactly the training jobs on the group's 2 nodes").hasSize(2);
+    assertThat(preempted.stream().map(training::get).collect(Collectors.toSet()))
+        .isEqualTo(groupNodes);
+    assertThat(groupNodes.stream().map(this::domainOf).distinct()).hasSize(1);
+  }
+
+  /** A plain pod of group {@code group} (size {@code size}, index {@code index}). */
+  PodBuilder member(String group, int size, int index) {
+    return inferencePod(group + "-" + index, 8)
+        .editMetadata()
+        .addToAnnotations("kse.io/group", group)
+        .addToAnnotations("kse.io/group-size", Integer.toString(size))
+        .addToAnnotations("kse.io/group-index", Integer.toString(index))
+        .endMetadata();
+  }
+
+  /**
+   * Scenario 3: 2 nodes free for a 3-node group and nothing may be preempted → nothing bound, every
+   * member told why; a node freed → all 3 bound.
+   */
+  @Test
+  void aGroupWaitsWholeUntilSlurmHasRoomForAllOfIt() {
+    assumeTrue(stack.managed(), "fills nodes with sbatch jobs: needs the local Slurm CLI");
+    List<String> gpu = stack.gpuNodes();
+    List<Long> fillers = new ArrayList<>();
+    for (String node : gpu.subList(0, gpu.size() - 2)) {
+      fillers.add(sbatch("inference", node));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                fillers.stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    for (int i = 0; i < 3; i++) {
+      create(member("trio", 3, i));
+    }
+    await("every member told why it waits")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              for (int i = 0; i < 3; i++) {
+                assertThat(events("trio-" + i))
+                    .anySatisfy(e -> assertThat(e.getMessage()).contains("waiting for Slurm job"));
+              }
+            });
+    assertThat(pods()).allMatch(p -> p.getSpec().getNodeName() == null);
+    SlurmJob job = groupJobs().get("kse/trio");
+    assertThat(job.state()).isEqualTo(JobState.PENDING);
+    assertThat(job.nodes()).isEmpty();
+
+    stack.slurmCluster().cli("scancel", Long.toString(fillers.get(0)));
+    List<Pod> bound = awaitAllBound(3);
+    SlurmJob running = groupJobs().get("kse/trio");
+    assertThat(running.id()).isEqualTo(job.id());
+    for (Pod p : bound) {
+      int index = Integer.parseInt(p.getMetadata().getAnnotations().get("kse.io/group-index"));
+      assertThat(p.getSpec().getNodeName()).isEqualTo(running.nodes().get(index));
+    }
+  }
+
+  /**
+   * Scenario 4: a worker deleted, LWS recreates it → back on its node, no orphan or doubled job.
+   */
+  @Test
+  void aRecreatedWorkerGoesBackToItsNodeWithoutANewJob() {
+    leaderWorkerSet("llm", 1, 3, Topology.NONE);
+    awaitAllBound(3);
+    SlurmJob job = groupJobs().values().iterator().next();
+    Pod worker = pod("llm-0-2");
+    String node = worker.getSpec().getNodeName();
+    kube.pods().inNamespace(ns).withName("llm-0-2").withGracePeriod(0).delete();
+    await("worker recreated and bound")
+        .atMost(BIND_TIMEOUT)
+        .until(
+            () -> {
+              Pod p = pod("llm-0-2");
+              return p != null
+                  && !p.getMetadata().getUid().equals(worker.getMetadata().getUid())
+                  && p.getSpec().getNodeName() != null;
+            });
+    assertThat(pod("llm-0-2").getSpec().getNodeName()).isEqualTo(node);
+    assertThat(groupJobs()).hasSize(1);
+    assertThat(groupJobs().values().iterator().next().id()).isEqualTo(job.id());
+    assertThat(activePlaceholders(ns)).hasSize(1);
+  }
+
+  /** Scenario 5: a Workload API gang of 4 → one job of 4 nodes, all bound, the PodGroup told. */
+  @Test
+  void aWorkloadApiGangOfFourIsOneJob() {
+    GenericKubernetesResource group =
+        Serialization.unmarshal(
+            """
+            apiVersion: scheduling.k8s.io/v1beta1
+            kind: PodGroup
+            metadata: {name: gang, namespace: %s}
+            spec:
+              schedulingPolicy: {gang: {minCount: 4}}
+            """
+                .formatted(ns),
+            GenericKubernetesResource.class);
+    kube.genericKubernetesResources("scheduling.k8s.io/v1beta1", "PodGroup")
+        .inNamespace(ns)
+        .resource(group)
+        .create();
+    for (int i = 0; i < 4; i++) {
+      create(inferencePod("gang-" + i, 8).editSpec().withNewSchedulingGroup("gang").endSpec());
+    }
+    List<Pod> pods = awaitAllBound(4);
+    SlurmJob job = groupJobs().get("podgroup/gang");
+    assertThat(job.nodes()).hasSize(4);
+    for (Pod p : pods) { // indexed by name
+      int index = Integer.parseInt(p.getMetadata().getName().substring("gang-".length()));
+      assertThat(p.getSpec().getNodeName()).isEqualTo(job.nodes().get(index));
+    }
+    await("PodGroupInitiallyScheduled")
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Serialization.asJson(
+                            kube.genericKubernetesResources("scheduling.k8s.io/v1beta1", "PodGroup")
+                                .inNamespace(ns)
+                                .withName("gang")
+                                .get()))
+                    .contains("PodGroupInitiallyScheduled"));
+  }
+
+  /** Scenario 6: three plain pods naming one kse.io/group → one 3-node job, member i on node i. */
+  @Test
+  void threePlainPodsOfOneKseGroupShareOneJob() {
+    for (int i = 2; i >= 0; i--) { // any order
+      create(member("plain", 3, i));
+    }
+    List<Pod> pods = awaitAllBound(3);
+    SlurmJob job = groupJobs().get("kse/plain");
+    assertThat(job.nodes()).hasSize(3);
+    for (Pod p : pods) {
+      int index = Integer.parseInt(p.getMetadata().getAnnotations().get("kse.io/group-index"));
+      assertThat(p.getSpec().getNodeName()).isEqualTo(job.nodes().get(index));
+    }
+    assertThat(activePlaceholders(ns)).hasSize(1);
+  }
+
+  /** Scenario 7: the extender SIGKILLed while a group is half bound → all bound, one job. */
+  @Test
+  void anExtenderKilledWhileAGroupIsHalfBoundFinishesItAfterRestart() {
+    for (int i = 0; i < 4; i++) {
+      create(member("half", 4, i));
+    }
+    await("a first member bound")
+        .atMost(BIND_TIMEOUT)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> pods().stream().anyMatch(p -> p.getSpec().getNodeName() != null));
+    stack.killExtender();
+    long boundAtKill = pods().stream().filter(p -> p.getSpec().getNodeName() != null).count();
+    stack.startExtender();
+    List<Pod> pods = awaitAllBound(4);
+    assertThat(activePlaceholders(ns)).as("one job, no double").hasSize(1);
+    SlurmJob job = groupJobs().get("kse/half");
+    for (Pod p : pods) {
+      int index = Integer.parseInt(p.getMetadata().getAnnotations().get("kse.io/group-index"));
+      assertThat(p.getSpec().getNodeName()).isEqualTo(job.nodes().get(index));
+    }
+    System.out.println("members bound when the extender was killed: " + boundAtKill + " of 4");
+  }
+}
