@@ -75,7 +75,7 @@ public final class TimeToBind {
     if (!a.containsKey("env") || !a.containsKey("stack")) {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
-              + " [--preemption PODS] [--pending-queue N]");
+              + " [--preemption PODS] [--pending-queue N] [--groups SIZES]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
@@ -103,6 +103,11 @@ public final class TimeToBind {
       b.line("pending_queue", Integer.toString(pendingQueue));
       if (a.containsKey("preemption")) {
         b.preemption(Integer.parseInt(a.get("preemption")));
+      }
+      if (a.containsKey("groups")) { // e.g. 2,8: group sizes, 5 groups of each
+        for (String size : a.get("groups").split(",")) {
+          b.groups(Integer.parseInt(size.trim()), 5);
+        }
       }
       b.scancel(held);
     } finally {
@@ -210,6 +215,48 @@ public final class TimeToBind {
    */
   private Run podsBound(String ns, String scheduler, int n, int gpus, Map<String, Long> allocatedAt)
       throws Exception {
+    return podsBound(ns, scheduler, n, gpus, allocatedAt, name -> Map.of());
+  }
+
+  /**
+   * Multi-node groups: {@code rounds} groups of {@code size} 8-GPU pods ({@code kse.io/group}), one
+   * at a time on free capacity; each from its first pod's creation to its last member bound.
+   */
+  private void groups(int size, int rounds) throws Exception {
+    List<Long> times = new ArrayList<>();
+    for (int r = 0; r < rounds; r++) {
+      Run run =
+          podsBound(
+              "bench-group-" + size + "-" + r + "-" + tag,
+              OURS,
+              size,
+              8,
+              null,
+              name ->
+                  Map.of(
+                      "kse.io/group", "g",
+                      "kse.io/group-size", Integer.toString(size),
+                      "kse.io/group-index", name.substring("pod-".length())));
+      if (run.bound().size() == size) {
+        long first = run.created().values().stream().mapToLong(Long::longValue).min().orElseThrow();
+        long last = run.bound().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        times.add(last - first);
+      }
+    }
+    Stats s = Stats.ofDurations(times);
+    line("group_ttb_p50_ms_size" + size, String.format("%.0f", s.p50()));
+    line("group_ttb_p95_ms_size" + size, String.format("%.0f", s.p95()));
+    line("group_ttb_done_size" + size, times.size() + "/" + rounds);
+  }
+
+  private Run podsBound(
+      String ns,
+      String scheduler,
+      int n,
+      int gpus,
+      Map<String, Long> allocatedAt,
+      Function<String, Map<String, String>> annotations)
+      throws Exception {
     kube.namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
         .create();
@@ -272,6 +319,7 @@ public final class TimeToBind {
       pool.execute(
           () -> {
             Pod p = pod(ns, name, scheduler, gpus);
+            p.getMetadata().setAnnotations(annotations.apply(name));
             created.put(name, System.nanoTime());
             kube.pods().inNamespace(ns).resource(p).create();
           });

@@ -2,6 +2,8 @@ package io.kse.policy.cli;
 
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
+import io.kse.policy.GroupFacts;
+import io.kse.policy.GroupManifest;
 import io.kse.policy.JobSpec;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
@@ -101,7 +103,10 @@ public final class PolicyCli {
 
   @Command(
       name = "explain",
-      description = "Show the decision for a pod manifest, and with --jobs what it could preempt.")
+      description =
+          "Show the decision for a pod manifest, and with --jobs what it could preempt. Several"
+              + " pod manifests (leader first), or one LeaderWorkerSet manifest, are a group: one"
+              + " job for all of them.")
   static final class Explain implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -120,8 +125,8 @@ public final class PolicyCli {
         description = "the time to judge runtimes at (default: now)")
     Instant now;
 
-    @Parameters(index = "0", paramLabel = "POD")
-    Path pod;
+    @Parameters(arity = "1..*", paramLabel = "POD")
+    List<Path> pods;
 
     @Override
     public Integer call() {
@@ -133,11 +138,25 @@ public final class PolicyCli {
         spec.commandLine().getErr().println(e.getMessage());
         return INVALID;
       }
-      PodFacts facts = PodManifest.parse(read(pod));
       Instant at = now == null ? Instant.now() : now;
       PreemptionLedger ledger = new PreemptionLedger();
-      Decision d = new PlacementPolicy(p).decide(facts, ledger, at);
-      out.printf("pod %s: tier %s%n", facts.ref(), d.tier());
+      Decision d;
+      String first = read(pods.get(0));
+      if (pods.size() > 1 || GroupManifest.isLeaderWorkerSet(first)) {
+        GroupFacts g =
+            pods.size() == 1
+                ? GroupManifest.leaderWorkerSet(first)
+                : GroupManifest.pods(pods.stream().map(f -> PodManifest.parse(read(f))).toList());
+        d = new PlacementPolicy(p).decideGroup(g, ledger, at);
+        out.printf("group %s (%s), %d members: tier %s%n", g.id(), g.source(), g.size(), d.tier());
+        for (int i = 0; i < g.members().size(); i++) {
+          out.printf("  member %d: %s%n", i, g.members().get(i).ref());
+        }
+      } else {
+        PodFacts facts = PodManifest.parse(first);
+        d = new PlacementPolicy(p).decide(facts, ledger, at);
+        out.printf("pod %s: tier %s%n", facts.ref(), d.tier());
+      }
       for (Contribution c : d.record()) {
         out.printf("  %s%n", c);
       }

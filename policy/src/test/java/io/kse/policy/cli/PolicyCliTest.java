@@ -62,6 +62,39 @@ class PolicyCliTest {
   }
 
   @Test
+  void explainTakesALeaderWorkerSetAsOneGroupJob() {
+    Path lws = Path.of("manifests/examples/lws-nvlink.yaml");
+    if (!Files.exists(lws)) {
+      lws = Path.of("../manifests/examples/lws-nvlink.yaml");
+    }
+    assertThat(run("explain", "--policy", ex("lab.yaml"), lws.toString())).isZero();
+    assertThat(out.toString())
+        .contains(
+            "group lws/llm-405b/0 (LeaderWorkerSet llm-405b group 0), 2 members: tier inference")
+        .contains("member 1: serving/llm-405b-0-1")
+        .contains("nodes=2 cpusPerNode=12")
+        .contains("gres=gpu:h100:8")
+        .contains("constraint=[nvl-0|nvl-1|nvl-2|nvl-3|nvl-4|nvl-5|nvl-6|nvl-7]");
+  }
+
+  @Test
+  void explainTakesSeveralPodsAsOneGroup(@TempDir Path dir) throws Exception {
+    Path a =
+        Files.writeString(
+            dir.resolve("a.yaml"),
+            "kind: Pod\nmetadata: {name: a, namespace: serving, annotations: {kse.io/group: g}}\nspec: {priorityClassName: inference, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}\n");
+    Path b =
+        Files.writeString(
+            dir.resolve("b.yaml"),
+            "kind: Pod\nmetadata: {name: b, namespace: serving, annotations: {kse.io/group: g}}\nspec: {priorityClassName: inference-critical, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}\n");
+    assertThat(run("explain", "--policy", ex("lab.yaml"), a.toString(), b.toString()))
+        .isEqualTo(PolicyCli.INVALID);
+    assertThat(out.toString())
+        .contains("group kse/g")
+        .contains("REJECTED: the members of group kse/g disagree on their tier");
+  }
+
+  @Test
   void explainExitsOneForARejectedPod(@TempDir Path dir) throws Exception {
     Path pod =
         Files.writeString(
