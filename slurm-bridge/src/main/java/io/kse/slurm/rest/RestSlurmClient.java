@@ -200,6 +200,9 @@ public final class RestSlurmClient implements SlurmClient {
         return;
       }
     }
+    // Slurm 24.11 answers a token slurmctld refuses with a ping of "DOWN" (HTTP 200, no error),
+    // where every other call says 511 / error 1007: ask one of those before blaming slurmctld
+    http.get("list partitions (is the token refused?)", path("partitions" + slash));
     throw new SlurmUnavailableException("ping: no slurmctld is responding: " + pings);
   }
 

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
  * inference} may preempt {@code training}; {@code training-protected} is exempt for its first 5
  * minutes (PreemptExemptTime).
  */
+// slurmdbd and MariaDB run with the host's Slurm 22.05 only (testing/slurm/slurm-cluster)
+@org.junit.jupiter.api.condition.EnabledIf("io.kse.slurm.testing.LocalSlurmCluster#hostSlurm")
 class QosPreemptionIT {
   final LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.ACCOUNTING);
   final SlurmClient slurm = SlurmClients.connect(cluster.config(), new SimpleMeterRegistry());

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.kse.slurm.ApiVersion;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmClients;
 import io.kse.slurm.SlurmJob;
@@ -40,7 +39,7 @@ class SlurmctldRestartIT {
         SlurmClients.connect(
             cluster
                 .config()
-                .withApiVersion(ApiVersion.V0038)
+                .withApiVersion(io.kse.slurm.testing.LocalSlurmCluster.expectedApiVersion())
                 .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(3)),
             new SimpleMeterRegistry());
     long id = slurm.submit(cluster.placeholder("survivor").gresPerNode("gpu:h100:1").build());

@@ -52,6 +52,36 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void aPingOfDownWhereOtherCallsSayTheTokenIsRefusedIsUnauthorized() {
+    // Slurm 24.11 with a token slurmctld cannot verify (seen live: SlurmBridgeIT on 24.11)
+    restd.on(
+        "GET /slurm/v0.0.42/ping/",
+        Answer.ok(
+            "{\"pings\":[{\"hostname\":\"vm\",\"pinged\":\"DOWN\",\"responding\":false}],"
+                + "\"errors\":[],\"warnings\":[]}"));
+    restd.on(
+        "GET /slurm/v0.0.42/partitions/",
+        new Answer(
+            511,
+            "{\"errors\":[{\"description\":\"Unable to query partitions\",\"error_number\":1007,"
+                + "\"error\":\"Protocol authentication error\"}],\"warnings\":[]}",
+            0));
+    assertThatThrownBy(() -> client(ApiVersion.V0042).ping())
+        .isInstanceOf(io.kse.slurm.SlurmUnauthorizedException.class);
+  }
+
+  @Test
+  void aPingOfDownWithTheTokenAcceptedIsAnOutage() {
+    restd.on(
+        "GET /slurm/v0.0.42/ping/",
+        Answer.ok("{\"pings\":[{\"hostname\":\"vm\",\"pinged\":\"DOWN\",\"responding\":false}]}"));
+    restd.on("GET /slurm/v0.0.42/partitions/", Answer.ok("{\"partitions\":[]}"));
+    assertThatThrownBy(() -> client(ApiVersion.V0042).ping())
+        .isInstanceOf(io.kse.slurm.SlurmUnavailableException.class)
+        .hasMessageContaining("no slurmctld is responding");
+  }
+
+  @Test
   void submitsWithTheTokenHeadersAndReturnsTheJobId() throws Exception {
     restd.on(
         "POST /slurm/v0.0.38/job/submit", Answer.ok(Fixtures.text("v0.0.38", "submit-held.json")));

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  * The real local Slurm cluster of {@code testing/slurm/slurm-cluster}, for {@code *IT} tests. Each
  * mode starts once per JVM (in its own directory and ports) and stops when the JVM exits. A cluster
  * that was already running (e.g. started by hand or by the e2e suite) is reused and left running.
+ * The Slurm version is {@link #version()}: 22.05 (the host's) unless {@code KSE_LAB_SLURM} (or the
+ * system property {@code kse.slurm}) names 24.11 or 26.05, each in its own directory and ports.
  */
 public final class LocalSlurmCluster {
   public enum Mode {
@@ -38,6 +40,40 @@ public final class LocalSlurmCluster {
   }
 
   private static final Map<Mode, LocalSlurmCluster> STARTED = new ConcurrentHashMap<>();
+
+  /** The Slurm version the ITs of this JVM run against. */
+  public static String version() {
+    String v = System.getProperty("kse.slurm", System.getenv("KSE_LAB_SLURM"));
+    return v == null || v.isBlank() ? "22.05" : v.trim();
+  }
+
+  /** The REST version the bridge settles on with this Slurm (the newest both speak). */
+  public static io.kse.slurm.ApiVersion expectedApiVersion() {
+    return switch (version()) {
+      case "24.11" -> io.kse.slurm.ApiVersion.V0042;
+      case "26.05" -> io.kse.slurm.ApiVersion.V0044;
+      default -> io.kse.slurm.ApiVersion.V0038;
+    };
+  }
+
+  /** Whether this JVM's Slurm is the host's own 22.05 (accounting runs only there). */
+  public static boolean hostSlurm() {
+    return "22.05".equals(version());
+  }
+
+  /** The mode's directory for this JVM's Slurm version. */
+  static String dir(Mode mode) {
+    return hostSlurm() ? mode.dir : mode.dir + "-" + version();
+  }
+
+  /** Ports moved per version, so clusters of several versions can run side by side. */
+  static int shift() {
+    return switch (version()) {
+      case "24.11" -> 1000;
+      case "26.05" -> 2000;
+      default -> 0;
+    };
+  }
 
   private final String dir;
   private final Map<String, String> env;
@@ -68,7 +104,10 @@ public final class LocalSlurmCluster {
    * the second fails at once, naming what holds it.
    */
   private static void lock(Mode mode) {
-    Path lockFile = Path.of(mode.dir + ".lock");
+    if (LOCKS.containsKey(mode)) {
+      return; // this JVM holds it already (an earlier start failed after taking it)
+    }
+    Path lockFile = Path.of(dir(mode) + ".lock");
     try {
       java.nio.channels.FileChannel ch =
           java.nio.channels.FileChannel.open(
@@ -80,7 +119,7 @@ public final class LocalSlurmCluster {
         ch.close();
         throw new IllegalStateException(
             "another test run is using the local Slurm cluster in "
-                + mode.dir
+                + dir(mode)
                 + " (it holds "
                 + lockFile
                 + "); two runs would cancel each other's jobs: wait for it to finish");
@@ -100,18 +139,20 @@ public final class LocalSlurmCluster {
                 script().toString(),
                 "start",
                 "--dir",
-                mode.dir,
+                dir(mode),
                 "--nodes",
                 "8",
                 "--base-port",
-                Integer.toString(mode.basePort),
+                Integer.toString(mode.basePort + shift()),
                 "--rest-port",
-                Integer.toString(mode.restPort)));
+                Integer.toString(mode.restPort + shift()),
+                "--slurm",
+                version()));
     if (mode == Mode.ACCOUNTING) {
       cmd.add("--accounting");
     }
     run(cmd, Duration.ofMinutes(10));
-    LocalSlurmCluster c = new LocalSlurmCluster(mode.dir, readEnv(Path.of(mode.dir, "env")));
+    LocalSlurmCluster c = new LocalSlurmCluster(dir(mode), readEnv(Path.of(dir(mode), "env")));
     if (!wasRunning && !"1".equals(System.getenv("KSE_LAB_KEEP"))) {
       Runtime.getRuntime().addShutdownHook(new Thread(c::stop, "kse-slurm-stop-" + mode));
     }
@@ -121,7 +162,7 @@ public final class LocalSlurmCluster {
   private static boolean isRunning(Mode mode) {
     try {
       Process p =
-          new ProcessBuilder(script().toString(), "status", "--dir", mode.dir)
+          new ProcessBuilder(script().toString(), "status", "--dir", dir(mode))
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .start();
@@ -216,7 +257,16 @@ public final class LocalSlurmCluster {
 
   /** Runs a Slurm CLI command against this cluster (munge auth, as root); returns stdout. */
   public String cli(String... args) {
-    return run(List.of(args), Duration.ofSeconds(60), Map.of("SLURM_CONF", env("SLURM_CONF")));
+    Map<String, String> extra = new LinkedHashMap<>();
+    extra.put("SLURM_CONF", env("SLURM_CONF"));
+    List<String> cmd = new java.util.ArrayList<>(List.of(args));
+    String bin = env.getOrDefault("KSE_LAB_BIN", "");
+    if (!bin.isBlank() && Files.isExecutable(Path.of(bin, args[0]))) {
+      // a newer Slurm's command, chrooted in its root (ProcessBuilder looks programs up on this
+      // JVM's PATH, so the wrapper is named by its path)
+      cmd.set(0, Path.of(bin, args[0]).toString());
+    }
+    return run(cmd, Duration.ofSeconds(60), extra);
   }
 
   /** Stops only slurmrestd (outage tests); {@link #startRest} brings it back. */
