@@ -9,7 +9,8 @@ public enum ApiVersion {
   V0041("v0.0.41", "24.05"),
   V0042("v0.0.42", "24.11"),
   V0043("v0.0.43", "25.05"),
-  V0044("v0.0.44", "25.11");
+  V0044("v0.0.44", "25.11"),
+  V0045("v0.0.45", "26.05");
 
   private final String id;
   private final String firstSlurmRelease;
@@ -39,9 +40,9 @@ public enum ApiVersion {
     return this != V0038;
   }
 
-  /** Slurm 25.11 (v0.0.44) can allocate "external" jobs that run no process. */
+  /** Slurm 25.11 (v0.0.44) and later can run "external" jobs that run no process. */
   public boolean supportsExternalJobs() {
-    return this == V0044;
+    return compareTo(V0044) >= 0;
   }
 
   /** URL prefix of the slurmctld endpoints of this version, e.g. {@code /slurm/v0.0.38}. */

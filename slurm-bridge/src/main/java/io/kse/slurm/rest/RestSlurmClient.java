@@ -48,7 +48,10 @@ public final class RestSlurmClient implements SlurmClient {
   @Override
   public long submit(JobSubmission job) {
     String what = "submit job for " + job.tag().namespace() + "/" + job.tag().name();
-    String endpoint = job.shape() == JobSubmission.Shape.EXTERNAL ? "job/allocate" : "job/submit";
+    // external placeholders too go through job/submit (with the EXTERNAL_JOB flag): job/allocate
+    // returns while a job that must preempt is still pending, and Slurm then kills it as an
+    // interactive job whose client went away, after its victim was requeued for nothing
+    String endpoint = "job/submit";
     JsonNode resp = http.post(what, path(endpoint), bodies.submit(job)).body();
     long id = resp.path("job_id").asLong(resp.path("result").path("job_id").asLong(0));
     if (id <= 0) {

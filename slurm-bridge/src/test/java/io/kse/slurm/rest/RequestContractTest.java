@@ -72,24 +72,28 @@ class RequestContractTest {
         .isEqualTo("inference/llm-0");
   }
 
-  @Test
-  void anExternalPlaceholderMatchesTheAllocateSchemaOfV0044() {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0044", "V0045"})
+  void anExternalPlaceholderMatchesTheSubmitSchema(ApiVersion v) {
     JsonNode body =
-        new RequestBodies(ApiVersion.V0044)
+        new RequestBodies(v)
             .submit(
                 JobSubmission.builder(TAG)
                     .gresPerNode("gpu:h100:8")
                     .shape(JobSubmission.Shape.EXTERNAL)
                     .build());
-    assertThat(
-            schema(ApiVersion.V0044).validateRequest("POST", "/slurm/v0.0.44/job/allocate", body))
-        .isEmpty();
+    assertThat(schema(v).validateRequest("POST", v.slurmPath() + "/job/submit", body)).isEmpty();
     assertThat(body.path("job").path("flags").toString()).isEqualTo("[\"EXTERNAL_JOB\"]");
     assertThat(body.path("job").has("script")).isFalse();
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(value = ApiVersion.class, names = "V0044", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0044", "V0045"},
+      mode = EnumSource.Mode.EXCLUDE)
   void olderVersionsRefuseExternalPlaceholders(ApiVersion v) {
     assertThatThrownBy(
             () ->

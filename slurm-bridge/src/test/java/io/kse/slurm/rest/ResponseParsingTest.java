@@ -86,7 +86,10 @@ class ResponseParsingTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0038", "V0045"},
+      mode = EnumSource.Mode.EXCLUDE)
   void parsesJobsOfNewerVersions(ApiVersion v) {
     JsonNode jobs = Fixtures.json(v.id(), "jobs.json").path("jobs");
     SlurmJob running = SlurmJson.job(jobs.get(0));
@@ -106,7 +109,10 @@ class ResponseParsingTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0038", "V0045"},
+      mode = EnumSource.Mode.EXCLUDE)
   void parsesNodeStateListsOfNewerVersions(ApiVersion v) {
     List<SlurmNode> nodes = nodes(Fixtures.json(v.id(), "nodes.json"));
     assertThat(nodes.get(0).state()).isEqualTo("idle");
@@ -144,8 +150,40 @@ class ResponseParsingTest {
     assertThat(protectedQos.preemptExemptTime()).contains(java.time.Duration.ofMinutes(5));
   }
 
+  /** v0.0.45: every answer recorded live from Slurm 26.05.5 (src/test/resources/slurm/v0.0.45). */
+  @Test
+  void parsesRecordedAnswersOfSlurm2605() {
+    SlurmJob j = SlurmJson.job(Fixtures.json("v0.0.45", "jobs.json").path("jobs").get(0));
+    assertThat(j.state()).isEqualTo(JobState.RUNNING);
+    assertThat(j.nodes()).containsExactly("gpu-node-0");
+    assertThat(j.isAllocated()).isTrue();
+    assertThat(j.partition()).isEqualTo("inference");
+    assertThat(j.tresPerNode()).isEqualTo("gres/gpu:h100:4");
+    assertThat(j.gpusPerNode()).isEqualTo(4);
+    assertThat(j.placeholder()).contains(new PlaceholderTag("ns", "p", "u-45"));
+    assertThat(j.startTime()).isPresent();
+    assertThat(j.endTime()).isEmpty();
+    List<SlurmNode> nodes = nodes(Fixtures.json("v0.0.45", "nodes.json"));
+    assertThat(nodes).hasSize(8);
+    assertThat(nodes.get(0).name()).isEqualTo("gpu-node-0");
+    assertThat(nodes.get(0).state()).isEqualTo("mixed");
+    assertThat(nodes.get(0).features()).containsExactly("nvl-0");
+    assertThat(nodes.get(0).gres()).isEqualTo("gpu:h100:8");
+    assertThat(nodes.get(1).state()).isEqualTo("idle");
+    var parts = new java.util.ArrayList<io.kse.slurm.SlurmPartition>();
+    Fixtures.json("v0.0.45", "partitions.json")
+        .path("partitions")
+        .forEach(p -> parts.add(SlurmJson.partition(p)));
+    assertThat(parts)
+        .extracting(io.kse.slurm.SlurmPartition::name)
+        .contains("training", "inference");
+  }
+
   @ParameterizedTest(name = "{0}")
-  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0038", "V0045"},
+      mode = EnumSource.Mode.EXCLUDE)
   void parsesPartitionsAndQosOfNewerVersions(ApiVersion v) {
     var training =
         SlurmJson.partition(Fixtures.json(v.id(), "partitions.json").path("partitions").get(1));

@@ -103,8 +103,7 @@ class RestSlurmClientTest {
 
   @Test
   void anExternalPlaceholderIsAllocatedThroughJobAllocate() {
-    restd.on(
-        "POST /slurm/v0.0.44/job/allocate", Answer.ok(Fixtures.text("v0.0.44", "submit.json")));
+    restd.on("POST /slurm/v0.0.44/job/submit", Answer.ok(Fixtures.text("v0.0.44", "submit.json")));
     long id =
         client(ApiVersion.V0044)
             .submit(
@@ -114,7 +113,9 @@ class RestSlurmClientTest {
     assertThat(id).isEqualTo(4711);
     assertThat(restd.requests())
         .extracting(FakeSlurmRestd.Request::path)
-        .containsExactly("/slurm/v0.0.44/job/allocate");
+        // not job/allocate: Slurm 25.11 killed a placeholder allocated that way once it had to
+        // preempt for it, after the victim was requeued (issue 15)
+        .containsExactly("/slurm/v0.0.44/job/submit");
   }
 
   @Test
@@ -237,6 +238,7 @@ class RestSlurmClientTest {
     assertThat(restd.requests())
         .extracting(FakeSlurmRestd.Request::path)
         .containsExactly(
+            "/slurm/v0.0.45/ping/",
             "/slurm/v0.0.44/ping/",
             "/slurm/v0.0.43/ping/",
             "/slurm/v0.0.42/ping/",

@@ -51,7 +51,7 @@ public final class LocalSlurmCluster {
   public static io.kse.slurm.ApiVersion expectedApiVersion() {
     return switch (version()) {
       case "24.11" -> io.kse.slurm.ApiVersion.V0042;
-      case "26.05" -> io.kse.slurm.ApiVersion.V0044;
+      case "26.05" -> io.kse.slurm.ApiVersion.V0045;
       default -> io.kse.slurm.ApiVersion.V0038;
     };
   }
