@@ -39,6 +39,7 @@ public record ExtenderConfig(
     Duration pdbOverride,
     Duration groupIncompleteWait,
     boolean podGroups,
+    Optional<String> clusterId,
     SlurmConfig slurm) {
 
   /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
@@ -209,6 +210,13 @@ public record ExtenderConfig(
           "watch PodGroups (scheduling.k8s.io/v1beta1, the Workload API; Kubernetes 1.37 with"
               + " the GenericWorkload feature gate) so pods naming one are placed as a gang",
           true);
+  static final Setting<Optional<String>> CLUSTER_ID =
+      Setting.optional(
+          "KSE_CLUSTER_ID",
+          "this Kubernetes cluster's identity in every placeholder's comment (a DNS label), so that"
+              + " clusters sharing one Slurm never touch each other's placeholders; default derived"
+              + " from the kube-system namespace's UID",
+          "");
   static final Setting<Optional<String>> SCONTROL_CONF =
       Setting.optional(
           "KSE_SCONTROL_CONF", "slurm.conf for scontrol, when KSE_DRAIN_VIA=scontrol", "");
@@ -256,6 +264,7 @@ public record ExtenderConfig(
           PDB_OVERRIDE,
           GROUP_INCOMPLETE_WAIT,
           POD_GROUPS,
+          CLUSTER_ID,
           SCONTROL_CONF,
           LOG_LEVEL,
           FIELD_SELECTOR);
@@ -339,6 +348,13 @@ public record ExtenderConfig(
     if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {
       r.problem("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
     }
+    Optional<String> clusterId = CLUSTER_ID.read(r);
+    if (clusterId.isPresent() && !io.kse.slurm.PlaceholderTag.validClusterId(clusterId.get())) {
+      r.problem(
+          "KSE_CLUSTER_ID: must be a DNS label (a-z 0-9 -, up to 63 characters), got '"
+              + clusterId.get()
+              + "'");
+    }
     ExtenderConfig c =
         new ExtenderConfig(
             host,
@@ -360,6 +376,7 @@ public record ExtenderConfig(
             PDB_OVERRIDE.read(r),
             GROUP_INCOMPLETE_WAIT.read(r),
             POD_GROUPS.read(r),
+            clusterId,
             slurm);
     r.throwIfAny("invalid settings");
     return c;

@@ -5,6 +5,7 @@ import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
+import io.kse.extender.k8s.ClusterIdentity;
 import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
 import io.kse.extender.k8s.KubeCallerCheck;
@@ -84,6 +85,7 @@ public final class ExtenderService implements AutoCloseable {
   private final PodInformer pods;
   private final NodeInformer kubeNodes;
   private final PodGroupInformer podGroups;
+  private final ClusterIdentity cluster;
   private final NodeNames nodeNames = new NodeNames();
   private final FabricPodActions actions;
   private final ExecutorService workers;
@@ -120,6 +122,7 @@ public final class ExtenderService implements AutoCloseable {
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     this.kubeNodes = new NodeInformer(kube);
     this.podGroups = new PodGroupInformer(kube);
+    this.cluster = ClusterIdentity.unresolved(cfg.clusterId());
     this.actions = new FabricPodActions(kube, clock);
     this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     this.isWriter =
@@ -147,6 +150,7 @@ public final class ExtenderService implements AutoCloseable {
             cfg.pdbOverride(),
             podGroups,
             cfg.groupIncompleteWait(),
+            cluster,
             metrics);
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
@@ -319,6 +323,10 @@ public final class ExtenderService implements AutoCloseable {
     if (stopped.get()) {
       return; // stopped before Slurm answered: start nothing more
     }
+    // before anything reads Slurm's jobs: which placeholders are this cluster's
+    String id = cluster.resolve(kube);
+    cache.ownCluster(id);
+    LOG.info("cluster_identity id={} configured={}", id, cfg.clusterId().isPresent());
     cache.start();
     if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
       podGroups.start(reconciler::onPodGroup);

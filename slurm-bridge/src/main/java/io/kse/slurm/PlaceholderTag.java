@@ -6,21 +6,30 @@ import java.util.regex.Pattern;
 
 /**
  * Who a placeholder job stands for, written into the job's comment so that the whole mapping can be
- * rebuilt from Slurm alone after a restart: {@code kse:v1 pod=<namespace>/<name> uid=<uid>}, and
- * for a multi-node group {@code … group=<id> size=<n>}, the pod being the member that led the
- * submission. Kubernetes names and UIDs never contain spaces, so the format needs no escaping.
+ * rebuilt from Slurm alone after a restart: {@code kse:v1 cluster=<id> pod=<namespace>/<name>
+ * uid=<uid>}, and for a multi-node group {@code … group=<id> size=<n>}, the pod being the member
+ * that led the submission. The cluster is the Kubernetes cluster whose extender submitted it, so
+ * that several clusters can share one Slurm; tags written before it existed have none. Kubernetes
+ * names and UIDs never contain spaces, so the format needs no escaping.
  *
  * @param group the group's id within the namespace, for a multi-node group (see {@link #key()})
  * @param size the group's member count; 1 for a pod of its own
+ * @param cluster the submitting Kubernetes cluster's identity; empty in tags of the older form
  */
 public record PlaceholderTag(
-    String namespace, String name, String uid, Optional<String> group, int size) {
+    String namespace,
+    String name,
+    String uid,
+    Optional<String> group,
+    int size,
+    Optional<String> cluster) {
   private static final String PREFIX = "kse:v1 ";
   private static final Pattern FORMAT =
       Pattern.compile(
-          "kse:v1 pod=([a-z0-9.-]+)/([a-z0-9.-]+) uid=([A-Za-z0-9-]+)"
-              + "(?: group=([a-z0-9./-]+) size=([0-9]{1,4}))?");
+          "kse:v1 (?:cluster=([a-z0-9-]{1,63}) )?pod=([a-z0-9.-]+)/([a-z0-9.-]+)"
+              + " uid=([A-Za-z0-9-]+)(?: group=([a-z0-9./-]+) size=([0-9]{1,4}))?");
   private static final Pattern GROUP_ID = Pattern.compile("[a-z0-9./-]{1,200}");
+  private static final Pattern CLUSTER_ID = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
   /** The prefix of a group's placement key; a pod's own key is its UID, which never has it. */
   public static final String GROUP_KEY_PREFIX = "group:";
@@ -36,17 +45,47 @@ public record PlaceholderTag(
     if (size < 1 || size > 9999 || group.isEmpty() && size != 1) {
       throw new IllegalArgumentException("placeholder group size out of range: " + size);
     }
+    if (cluster.isPresent() && !CLUSTER_ID.matcher(cluster.get()).matches()) {
+      throw new IllegalArgumentException(
+          "cluster identity must be a DNS label (a-z 0-9 -, up to 63), got '"
+              + cluster.get()
+              + "'");
+    }
   }
 
   /** A pod of its own. */
   public PlaceholderTag(String namespace, String name, String uid) {
-    this(namespace, name, uid, Optional.empty(), 1);
+    this(namespace, name, uid, Optional.empty(), 1, Optional.empty());
   }
 
   /** The placeholder of a group of {@code size} members, submitted for member {@code name}. */
   public static PlaceholderTag group(
       String namespace, String name, String uid, String group, int size) {
-    return new PlaceholderTag(namespace, name, uid, Optional.of(group), size);
+    return new PlaceholderTag(namespace, name, uid, Optional.of(group), size, Optional.empty());
+  }
+
+  /** The same tag, naming the Kubernetes cluster that submits it. */
+  public PlaceholderTag inCluster(String clusterId) {
+    return new PlaceholderTag(namespace, name, uid, group, size, Optional.of(clusterId));
+  }
+
+  /** Whether a DNS label: what a cluster identity must be. */
+  public static boolean validClusterId(String id) {
+    return id != null && CLUSTER_ID.matcher(id).matches();
+  }
+
+  /**
+   * Whether the extender of cluster {@code clusterId} may act on this placeholder from Slurm's side
+   * alone (cancel it when no pod of its own stands for it): only when the tag names that cluster. A
+   * tag of the older form names none; it is ours only when a pod of ours stands for it.
+   */
+  public boolean submittedBy(String clusterId) {
+    return cluster.map(clusterId::equals).orElse(false);
+  }
+
+  /** Whether another cluster's extender submitted it (older tags name no cluster: not foreign). */
+  public boolean foreignTo(String clusterId) {
+    return cluster.isPresent() && !cluster.get().equals(clusterId);
   }
 
   /**
@@ -64,6 +103,7 @@ public record PlaceholderTag(
 
   public String toComment() {
     return PREFIX
+        + cluster.map(c -> "cluster=" + c + " ").orElse("")
         + "pod="
         + namespace
         + "/"
@@ -90,11 +130,12 @@ public record PlaceholderTag(
     try {
       return Optional.of(
           new PlaceholderTag(
-              m.group(1),
               m.group(2),
               m.group(3),
-              Optional.ofNullable(m.group(4)),
-              m.group(5) == null ? 1 : Integer.parseInt(m.group(5))));
+              m.group(4),
+              Optional.ofNullable(m.group(5)),
+              m.group(6) == null ? 1 : Integer.parseInt(m.group(6)),
+              Optional.ofNullable(m.group(1))));
     } catch (IllegalArgumentException e) {
       return Optional.empty(); // a comment of ours that someone edited: not ours to act on
     }

@@ -47,6 +47,24 @@ class PlaceholderTagTest {
   }
 
   @Test
+  void theSubmittingClusterIsInTheCommentAndTellsWhoseItIs() {
+    PlaceholderTag t = PlaceholderTag.group("ns", "p", "u-1", "kse/g", 2).inCluster("prod-eu");
+    assertThat(t.toComment())
+        .isEqualTo("kse:v1 cluster=prod-eu pod=ns/p uid=u-1 group=kse/g size=2");
+    assertThat(PlaceholderTag.fromComment(t.toComment())).contains(t);
+    assertThat(t.submittedBy("prod-eu")).isTrue();
+    assertThat(t.foreignTo("prod-eu")).isFalse();
+    assertThat(t.foreignTo("staging")).isTrue();
+    assertThat(t.submittedBy("staging")).isFalse();
+    // the older form names no cluster: read as before, never foreign, never ours from Slurm alone
+    PlaceholderTag old = PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u-1").orElseThrow();
+    assertThat(old.cluster()).isEmpty();
+    assertThat(old.foreignTo("prod-eu")).isFalse();
+    assertThat(old.submittedBy("prod-eu")).isFalse();
+    assertThatThrownBy(() -> t.inCluster("Prod_EU")).hasMessageContaining("DNS label");
+  }
+
+  @Test
   void anEditedGroupCommentIsNotOurs() {
     assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u group=g size=0")).isEmpty();
     assertThat(PlaceholderTag.fromComment("kse:v1 pod=ns/p uid=u group=G size=2")).isEmpty();

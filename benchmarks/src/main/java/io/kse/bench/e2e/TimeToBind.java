@@ -237,11 +237,14 @@ public final class TimeToBind {
                       "kse.io/group", "g",
                       "kse.io/group-size", Integer.toString(size),
                       "kse.io/group-index", name.substring("pod-".length())));
-      if (run.bound().size() == size) {
-        long first = run.created().values().stream().mapToLong(Long::longValue).min().orElseThrow();
-        long last = run.bound().values().stream().mapToLong(Long::longValue).max().orElseThrow();
-        times.add(last - first);
+      if (run.bound().size() != size) {
+        System.err.println(
+            "group of " + size + " not bound whole (" + run.bound().size() + "): stopping this size");
+        break;
       }
+      long first = run.created().values().stream().mapToLong(Long::longValue).min().orElseThrow();
+      long last = run.bound().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+      times.add(last - first);
     }
     Stats s = Stats.ofDurations(times);
     line("group_ttb_p50_ms_size" + size, String.format("%.0f", s.p50()));

@@ -70,6 +70,7 @@ public final class PlacementReconciler {
   private final Evictions evictions;
   private final PreemptionAttribution attribution;
   private final Supplier<PlacementPolicy> policy;
+  private final io.kse.extender.k8s.ClusterIdentity cluster;
 
   /** A namespace's PodGroups (scheduling.k8s.io) by name; empty where the API is not served. */
   private final PodGroupSource podGroups;
@@ -109,7 +110,9 @@ public final class PlacementReconciler {
       Duration pdbOverride,
       PodGroupSource podGroups,
       Duration groupIncompleteWait,
+      io.kse.extender.k8s.ClusterIdentity cluster,
       ExtenderMetrics metrics) {
+    this.cluster = cluster;
     this.podGroups = podGroups;
     this.policy = policy;
     this.groupIncompleteWait = groupIncompleteWait;
@@ -136,7 +139,8 @@ public final class PlacementReconciler {
             clock,
             workDir,
             shape,
-            this::domainsTakenBesides);
+            this::domainsTakenBesides,
+            cluster);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
@@ -289,8 +293,14 @@ public final class PlacementReconciler {
   public void onJobChange(JobChange change) {
     // every replica follows every job, so a victim that was running before this one became the
     // writer is known when it loses its nodes; only the writer charges and tells
+    Optional<PlaceholderTag> tag = change.after().or(change::before).flatMap(SlurmJob::placeholder);
+    if (tag.isPresent() && tag.get().foreignTo(cluster.get())) {
+      return; // another Kubernetes cluster's placeholder, on the Slurm we share
+    }
     attribution.observe(change);
-    change.after().or(change::before).flatMap(SlurmJob::placeholder).ifPresent(this::enqueue);
+    // from Slurm's side alone, only what this cluster submitted (an older tag names no cluster:
+    // its pod, if it is ours, brings it here)
+    tag.filter(t -> t.submittedBy(cluster.get())).ifPresent(this::enqueue);
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
@@ -305,7 +315,7 @@ public final class PlacementReconciler {
     }
     for (SlurmJob j : cache.snapshot().jobs().values()) {
       Optional<PlaceholderTag> t = j.placeholder();
-      if (t.isPresent() && !j.state().isFinal()) {
+      if (t.isPresent() && !j.state().isFinal() && t.get().submittedBy(cluster.get())) {
         enqueue(t.get());
         n++;
       }

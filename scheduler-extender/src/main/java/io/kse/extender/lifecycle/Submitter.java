@@ -44,6 +44,7 @@ final class Submitter {
   private final String workDir;
   private final JobSubmission.Shape shape;
   private final java.util.function.Function<String, java.util.Set<String>> domainsTaken;
+  private final io.kse.extender.k8s.ClusterIdentity cluster;
 
   Submitter(
       SlurmClient slurm,
@@ -54,8 +55,10 @@ final class Submitter {
       Clock clock,
       String workDir,
       JobSubmission.Shape shape,
-      java.util.function.Function<String, java.util.Set<String>> domainsTaken) {
+      java.util.function.Function<String, java.util.Set<String>> domainsTaken,
+      io.kse.extender.k8s.ClusterIdentity cluster) {
     this.domainsTaken = domainsTaken;
+    this.cluster = cluster;
     this.slurm = slurm;
     this.policy = policy;
     this.ledger = ledger;
@@ -116,7 +119,8 @@ final class Submitter {
                 g ->
                     PlaceholderTag.group(
                         lead.namespace(), lead.name(), lead.uid(), g.id(), placement.size()))
-            .orElseGet(() -> new PlaceholderTag(lead.namespace(), lead.name(), lead.uid()));
+            .orElseGet(() -> new PlaceholderTag(lead.namespace(), lead.name(), lead.uid()))
+            .inCluster(cluster.get());
     try {
       JobSubmission s = Placeholders.toSubmission(tag, place.job(), workDir, shape);
       long id = slurm.submit(s);

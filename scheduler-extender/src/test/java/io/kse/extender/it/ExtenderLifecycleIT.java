@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
  */
 @EnableKubernetesMockClient(crud = true)
 class ExtenderLifecycleIT {
+  static final String CLUSTER = "it-cluster";
+
   static KubernetesClient client;
   static KubernetesMockServer server;
   static LocalSlurmCluster cluster;
@@ -83,7 +85,10 @@ class ExtenderLifecycleIT {
                 "KSE_DRAIN_VIA",
                 "scontrol",
                 "KSE_SCONTROL_CONF",
-                cluster.env("SLURM_CONF")));
+                cluster.env("SLURM_CONF"),
+                // configured: the mock API server has no kube-system to derive it from
+                "KSE_CLUSTER_ID",
+                CLUSTER));
     service = Main.start(cfg, client, Clock.systemUTC());
     await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
   }

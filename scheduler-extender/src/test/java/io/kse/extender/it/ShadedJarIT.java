@@ -47,6 +47,17 @@ class ShadedJarIT {
     LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
     Path jar = Path.of("target/kse-scheduler-extender.jar").toAbsolutePath();
     assertThat(jar).exists();
+    // the default cluster identity comes from kube-system's UID (KSE_CLUSTER_ID unset)
+    client
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("kube-system")
+                .withUid("0f3c9a7e-5b1d-4c2a-9e8f-112233445566")
+                .endMetadata()
+                .build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
     Path kubeconfig =
         Files.writeString(
             dir.resolve("kubeconfig"),
@@ -113,6 +124,7 @@ class ShadedJarIT {
     String out = Files.readString(log);
     assertThat(out)
         .contains("slurm_connected")
+        .containsPattern("cluster_identity id=k8s-[0-9a-f]{20} configured=false")
         .contains("listening host=127.0.0.1 port=18889")
         .contains("stopped");
 

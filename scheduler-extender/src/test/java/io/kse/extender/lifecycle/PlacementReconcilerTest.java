@@ -133,14 +133,17 @@ class PlacementReconcilerTest {
         Duration.ofSeconds(60),
         PodGroupSource.none(),
         GROUP_WAIT,
+        io.kse.extender.k8s.ClusterIdentity.of(CLUSTER),
         metrics);
   }
 
   {
     cache.addJobListener(lifecycle::onJobChange);
+    cache.ownCluster(CLUSTER); // as ExtenderService does once the identity is known
   }
 
   static final Duration GROUP_WAIT = Duration.ofSeconds(30);
+  static final String CLUSTER = "test-cluster";
 
   /** Kubernetes nodes as a map: cordons and taints set by the test. */
   record StaticNodes(Map<String, KubeNodes.KubeNode> byName) implements KubeNodes {
@@ -852,6 +855,54 @@ class PlacementReconcilerTest {
               .build();
       pods.put("serving/llm-0", leader);
       return leader;
+    }
+  }
+
+  /** Several Kubernetes clusters on one Slurm: each acts on its own placeholders only. */
+  @org.junit.jupiter.api.Nested
+  class SharedSlurm {
+    long placeholderOf(PlaceholderTag tag) {
+      long id = slurm.submit(JobSubmission.builder(tag).build());
+      slurm.allocate(id, List.of("gpu-node-3"));
+      cache.pollOnce();
+      return id;
+    }
+
+    @Test
+    void ourSubmissionsNameThisCluster() {
+      lifecycle.onPod(pod("llm-0", "uid-1", Map.of()));
+      assertThat(slurm.submissions().get(0).tag().cluster()).contains(CLUSTER);
+    }
+
+    @Test
+    void anotherClustersPlaceholderIsNeverCancelledHereThoughNoPodOfOursStandsForIt() {
+      // was: the orphan sweep cancelled any kse:v1 job whose pod this API server lacked
+      long id =
+          placeholderOf(new PlaceholderTag("serving", "llm-0", "their-uid").inCluster("staging"));
+      lifecycle.reconcileAll();
+      lifecycle.takeOver();
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+      assertThat(cache.jobFor("their-uid")).as("not ours to find").isEmpty();
+    }
+
+    @Test
+    void ourOwnOrphanIsStillCancelled() {
+      long id = placeholderOf(new PlaceholderTag("serving", "gone", "gone-uid").inCluster(CLUSTER));
+      lifecycle.reconcileAll();
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    }
+
+    @Test
+    void aPlaceholderOfTheOlderFormIsOursWhenOurPodStandsForIt() {
+      long mine = placeholderOf(new PlaceholderTag("serving", "llm-0", "uid-1"));
+      pod("llm-0", "uid-1", Map.of());
+      long unknown = placeholderOf(new PlaceholderTag("serving", "other", "other-uid"));
+      lifecycle.reconcileAll();
+      assertThat(actions).contains("wake serving/llm-0 -> gpu-node-3");
+      assertThat(slurm.job(mine).map(SlurmJob::state)).contains(JobState.RUNNING);
+      assertThat(slurm.job(unknown).map(SlurmJob::state))
+          .as("no cluster named, no pod of ours: left alone")
+          .contains(JobState.RUNNING);
     }
   }
 }

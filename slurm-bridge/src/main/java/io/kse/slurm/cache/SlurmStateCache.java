@@ -275,11 +275,23 @@ public final class SlurmStateCache implements AutoCloseable {
     }
   }
 
-  private static Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
+  /**
+   * The Kubernetes cluster this cache serves: placeholders another cluster's extender submitted
+   * (one Slurm, several clusters) are never found by {@link #jobFor}, so nothing here acts on them.
+   */
+  public synchronized void ownCluster(String clusterId) {
+    this.clusterId = Optional.of(clusterId);
+    lastFullListing = Instant.EPOCH; // re-index on the next poll
+  }
+
+  private volatile Optional<String> clusterId = Optional.empty();
+
+  private Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
     Map<String, SlurmJob> best = new HashMap<>();
+    Optional<String> ours = clusterId;
     for (SlurmJob j : jobs) {
       Optional<PlaceholderTag> tag = j.placeholder();
-      if (tag.isEmpty()) {
+      if (tag.isEmpty() || ours.isPresent() && tag.get().foreignTo(ours.get())) {
         continue;
       }
       best.merge(tag.get().key(), j, SlurmStateCache::preferred);
