@@ -185,7 +185,20 @@ public final class RestSlurmClient implements SlurmClient {
   private void setNodeState(String node, String state, String reason) {
     JsonNode body = bodies.nodeState(node, state, reason);
     String what = state.toLowerCase(java.util.Locale.ROOT) + " node " + node;
-    JsonNode resp = http.post(what, path("node/" + encode(node)), body).body();
+    JsonNode resp;
+    try {
+      resp = http.post(what, path("node/" + encode(node)), body).body();
+    } catch (SlurmRejectedException e) {
+      if (e.getMessage().contains("(2010)")) { // seen live on Slurm 26.05: 422 "Invalid user id"
+        throw new SlurmRejectedException(
+            e.getMessage()
+                + "; only a Slurm operator may drain or resume nodes: make the token's user one"
+                + " (sacctmgr modify user <name> set adminlevel=operator) or set"
+                + " KSE_DRAIN_VIA=scontrol",
+            e);
+      }
+      throw e;
+    }
     if (!SlurmErrors.errors(resp).isEmpty()) {
       throw new SlurmRejectedException(what + " failed: " + SlurmErrors.errors(resp));
     }

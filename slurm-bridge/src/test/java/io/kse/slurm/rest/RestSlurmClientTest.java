@@ -71,6 +71,23 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void aDrainRefusedForTheTokensUserSaysWhoMayDrain() {
+    // Slurm 26.05 live, REST user not an operator: 422 "Invalid user id" (2010)
+    restd.on(
+        "POST /slurm/v0.0.45/node/gpu-node-7",
+        new Answer(
+            422,
+            "{\"errors\":[{\"description\":\"Failure to update node gpu-node-7\","
+                + "\"error_number\":2010,\"error\":\"Invalid user id\"}],\"warnings\":[]}",
+            0));
+    assertThatThrownBy(() -> client(ApiVersion.V0045).drain("gpu-node-7", "kse: cordoned"))
+        .isInstanceOf(io.kse.slurm.SlurmRejectedException.class)
+        .hasMessageContaining("Invalid user id (2010)")
+        .hasMessageContaining("only a Slurm operator may drain or resume nodes")
+        .hasMessageContaining("KSE_DRAIN_VIA=scontrol");
+  }
+
+  @Test
   void aPingOfDownWithTheTokenAcceptedIsAnOutage() {
     restd.on(
         "GET /slurm/v0.0.42/ping/",
