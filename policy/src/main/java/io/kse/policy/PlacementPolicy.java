@@ -395,19 +395,6 @@ public final class PlacementPolicy {
       topology = new TopologyRequest.Segment(size);
       record.add(new Contribution("annotation " + WellKnown.SEGMENT, "segment=" + size));
     }
-    if (!(topology instanceof TopologyRequest.None)) {
-      // validated above so the request is well-formed, but the slurm bridge cannot pass it to
-      // Slurm yet: refuse here, where kse-policy explain and the docs see it, not at submission
-      throw new Rejected(
-          (switches != null
-                  ? WellKnown.SWITCHES + "=" + switches
-                  : WellKnown.SEGMENT + "=" + segment)
-              + " is not supported by this version yet (Slurm switch/segment requests come with"
-              + " multi-node groups); use "
-              + WellKnown.TOPOLOGY
-              + ": nvlink-domain");
-    }
-
     boolean preempting = !tier.mayPreempt().isEmpty();
     if (preempting) {
       Optional<String> stop = preemptionStop(tier, pod, nodes, ledger, now);

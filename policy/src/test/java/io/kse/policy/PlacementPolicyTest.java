@@ -227,16 +227,12 @@ class PlacementPolicyTest {
                 "a", Map.of(WellKnown.SWITCHES, "1@2m", WellKnown.NODES, "2"), 8, null, null),
             ledger,
             NOW);
-    // well-formed, but refused until the bridge can request it (docs and code agree)
     assertThat(d)
         .isInstanceOfSatisfying(
-            Decision.Reject.class,
-            r ->
-                assertThat(r.reason())
-                    .isEqualTo(
-                        "kse.io/switches=1@2m is not supported by this version yet (Slurm"
-                            + " switch/segment requests come with multi-node groups); use"
-                            + " kse.io/topology: nvlink-domain"));
+            Decision.Place.class,
+            pl ->
+                assertThat(pl.job().topology())
+                    .isEqualTo(new TopologyRequest.Switches(1, java.time.Duration.ofMinutes(2))));
     d =
         p.decide(
             Policies.pod("a", Map.of(WellKnown.SEGMENT, "2", WellKnown.NODES, "4"), 8, null, null),
@@ -244,8 +240,8 @@ class PlacementPolicyTest {
             NOW);
     assertThat(d)
         .isInstanceOfSatisfying(
-            Decision.Reject.class,
-            r -> assertThat(r.reason()).startsWith("kse.io/segment=2 is not supported"));
+            Decision.Place.class,
+            pl -> assertThat(pl.job().topology()).isEqualTo(new TopologyRequest.Segment(2)));
     d =
         p.decide(
             Policies.pod("a", Map.of(WellKnown.SEGMENT, "3", WellKnown.NODES, "4"), 8, null, null),

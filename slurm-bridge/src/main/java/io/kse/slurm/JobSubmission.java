@@ -32,6 +32,9 @@ import java.util.Set;
  * @param workingDirectory where the placeholder's batch script runs
  * @param environment environment of the batch script (Slurm requires a non-empty one)
  * @param shape a batch job that sleeps, or (slurmrestd v0.0.44+) a Slurm external job
+ * @param maxSwitches at most this many leaf switches (topology/tree; slurmrestd v0.0.41+)
+ * @param switchWaitSeconds how long to wait for {@code maxSwitches} before taking more
+ * @param segmentSize nodes per segment within one block (topology/block; v0.0.41+)
  */
 public record JobSubmission(
     PlaceholderTag tag,
@@ -53,7 +56,10 @@ public record JobSubmission(
     boolean hold,
     String workingDirectory,
     Map<String, String> environment,
-    Shape shape) {
+    Shape shape,
+    OptionalInt maxSwitches,
+    OptionalInt switchWaitSeconds,
+    OptionalInt segmentSize) {
 
   /** How the placeholder holds its allocation. */
   public enum Shape {
@@ -236,7 +242,27 @@ public record JobSubmission(
           hold,
           workingDirectory,
           environment,
-          shape);
+          shape,
+          maxSwitches == null ? OptionalInt.empty() : OptionalInt.of(maxSwitches),
+          switchWaitSeconds == null ? OptionalInt.empty() : OptionalInt.of(switchWaitSeconds),
+          segmentSize == null ? OptionalInt.empty() : OptionalInt.of(segmentSize));
+    }
+
+    private Integer maxSwitches;
+    private Integer switchWaitSeconds;
+    private Integer segmentSize;
+
+    /** At most {@code count} leaf switches, waiting up to {@code waitSeconds} for them. */
+    public Builder switches(int count, int waitSeconds) {
+      this.maxSwitches = count;
+      this.switchWaitSeconds = waitSeconds;
+      return this;
+    }
+
+    /** Nodes in segments of {@code size} within one topology block. */
+    public Builder segmentSize(int size) {
+      this.segmentSize = size;
+      return this;
     }
 
     private static Optional<String> nonBlank(String v) {

@@ -19,12 +19,6 @@ public final class Placeholders {
 
   public static JobSubmission toSubmission(
       PlaceholderTag tag, JobSpec spec, String workDir, JobSubmission.Shape shape) {
-    if (!(spec.topology() instanceof TopologyRequest.None)) {
-      throw new IllegalArgumentException(
-          "the slurm bridge cannot request "
-              + spec.topology()
-              + " yet; use kse.io/topology=nvlink-domain");
-    }
     JobSubmission.Builder b =
         JobSubmission.builder(tag)
             .nodes(spec.nodes())
@@ -49,6 +43,11 @@ public final class Placeholders {
     spec.licenses().ifPresent(b::licenses);
     spec.priority().ifPresent(b::priority);
     spec.nice().ifPresent(b::nice);
+    if (spec.topology() instanceof TopologyRequest.Switches sw) {
+      b.switches(sw.count(), (int) Math.min(Integer.MAX_VALUE, sw.maxWait().getSeconds()));
+    } else if (spec.topology() instanceof TopologyRequest.Segment seg) {
+      b.segmentSize(seg.size());
+    }
     return b.build();
   }
 }

@@ -60,6 +60,18 @@ final class RequestBodies {
         .ifPresent(g -> job.put(legacy() ? "gres" : "tres_per_node", legacy() ? g : "gres/" + g));
     s.timeLimitMinutes().ifPresent(m -> number(job, "time_limit", m));
     s.constraints().ifPresent(v -> job.put("constraints", v));
+    if (s.maxSwitches().isPresent() || s.segmentSize().isPresent()) {
+      if (legacy()) {
+        throw new SlurmRejectedException(
+            "switch and segment requests need slurmrestd v0.0.41+ (Slurm 24.05); this server"
+                + " speaks "
+                + version.id()
+                + ": ask for one NVLink domain (kse.io/topology: nvlink-domain) instead");
+      }
+      s.maxSwitches().ifPresent(n -> number(job, "required_switches", n));
+      s.switchWaitSeconds().ifPresent(w -> job.put("wait_for_switch", w));
+      s.segmentSize().ifPresent(n -> number(job, "segment_size", n));
+    }
     if (!s.excludedNodes().isEmpty()) {
       ArrayNode ex = job.putArray("excluded_nodes");
       s.excludedNodesSorted().forEach(ex::add);

@@ -137,6 +137,31 @@ class SlurmBridgeIT {
   }
 
   @Test
+  void aOneSwitchRequestLandsUnderOneLeafSwitch() {
+    // the leaf switches of topology/tree are the NVLink domains; 22.05's REST cannot ask for them
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        slurm.apiVersion() != io.kse.slurm.ApiVersion.V0038,
+        "switch requests need slurmrestd v0.0.41+");
+    long blocker = slurm.submit(placeholder("blocker").exclusive(true).build());
+    assertThat(awaitState(blocker, JobState.RUNNING).nodes()).containsExactly("gpu-node-0");
+    long id =
+        slurm.submit(
+            placeholder("one-switch")
+                .nodes(4)
+                .exclusive(true)
+                .gresPerNode("gpu:h100:8")
+                .switches(1, 60)
+                .build());
+    SlurmJob j = awaitState(id, JobState.RUNNING);
+    Set<String> domains = new HashSet<>();
+    for (String n : j.nodes()) {
+      domains.addAll(node(n).features());
+    }
+    assertThat(j.nodes()).hasSize(4);
+    assertThat(domains).as("all four nodes under one leaf switch").containsExactly("nvl-1");
+  }
+
+  @Test
   void anImpossibleRequestIsRejectedWithSlurmsReason() {
     assertThatThrownBy(() -> slurm.submit(placeholder("nine").gresPerNode("gpu:h100:9").build()))
         .isInstanceOf(SlurmRejectedException.class)

@@ -25,6 +25,10 @@ class RequestContractTest {
 
   /** Uses every field a submission can carry. */
   static JobSubmission everything(boolean withExclusions) {
+    return everythingBuilder(withExclusions).build();
+  }
+
+  static JobSubmission.Builder everythingBuilder(boolean withExclusions) {
     return JobSubmission.builder(TAG)
         .partition("inference")
         .qos("inference")
@@ -43,14 +47,13 @@ class RequestContractTest {
         .nice(10)
         .hold(true)
         .workingDirectory("/var/tmp")
-        .environment(Map.of("PATH", "/usr/bin:/bin", "KSE_POD", "inference/llm-0"))
-        .build();
+        .environment(Map.of("PATH", "/usr/bin:/bin", "KSE_POD", "inference/llm-0"));
   }
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
   void submitBodyMatchesTheSchema(ApiVersion v) {
-    JsonNode body = new RequestBodies(v).submit(everything(true));
+    JsonNode body = new RequestBodies(v).submit(everythingBuilder(true).switches(1, 300).build());
     assertThat(schema(v).validateRequest("POST", v.slurmPath() + "/job/submit", body)).isEmpty();
     assertThat(body.path("job").path("excluded_nodes").toString())
         .isEqualTo("[\"gpu-node-1\",\"gpu-node-3\"]");
@@ -101,6 +104,25 @@ class RequestContractTest {
                     .submit(JobSubmission.builder(TAG).shape(JobSubmission.Shape.EXTERNAL).build()))
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("need slurmrestd v0.0.44");
+  }
+
+  @Test
+  void v0038RefusesSwitchesBeforeSendingAndSaysWhy() {
+    assertThatThrownBy(
+            () ->
+                new RequestBodies(ApiVersion.V0038)
+                    .submit(JobSubmission.builder(TAG).nodes(2).switches(1, 60).build()))
+        .isInstanceOf(SlurmRejectedException.class)
+        .hasMessageContaining("switch and segment requests need slurmrestd v0.0.41+");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = ApiVersion.class, names = "V0038", mode = EnumSource.Mode.EXCLUDE)
+  void aSegmentRequestMatchesTheSchema(ApiVersion v) {
+    JsonNode body =
+        new RequestBodies(v).submit(JobSubmission.builder(TAG).nodes(4).segmentSize(2).build());
+    assertThat(schema(v).validateRequest("POST", v.slurmPath() + "/job/submit", body)).isEmpty();
+    assertThat(body.path("job").path("segment_size").path("number").asInt()).isEqualTo(2);
   }
 
   @Test
