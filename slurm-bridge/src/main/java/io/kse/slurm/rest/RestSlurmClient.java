@@ -81,7 +81,7 @@ public final class RestSlurmClient implements SlurmClient {
     // second change within the second of the first would be missed: always ask from one second
     // before what this listing covers (costs one repeated listing after each change).
     Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());
-    String query = since.getEpochSecond() > 0 ? "?update_time=" + since.getEpochSecond() : "";
+    String query = since.getEpochSecond() > 0 ? "?update_time=" + updateTime(since, requested) : "";
     SlurmHttp.Response resp = http.get("list jobs", path("jobs" + slash + query));
     if (resp.status() == 304 || noChangeSince(resp.body())) {
       return JobListing.unchanged(since);
@@ -91,6 +91,21 @@ public final class RestSlurmClient implements SlurmClient {
     Instant covered = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
     Instant asOf = (covered.isBefore(requested) ? covered : requested).minusSeconds(1);
     return new JobListing(true, jobs, asOf);
+  }
+
+  /**
+   * How {@code update_time} is written for this version. v0.0.40 and v0.0.41 (Slurm 24.05–25.11)
+   * refuse a UNIX timestamp there (422 "Parsing of … for timestamp failed", every incremental poll
+   * lost until the full resync; seen live on 24.11) and take Slurm's relative form {@code
+   * now-<seconds>}: the seconds since {@code since} by this clock, plus 2 so that a slurmctld clock
+   * a little ahead of ours still lists every change (a longer window only lists more).
+   */
+  String updateTime(Instant since, Instant now) {
+    if (version == ApiVersion.V0041) {
+      long ago = Math.max(0, now.getEpochSecond() - since.getEpochSecond());
+      return "now-" + (ago + 2);
+    }
+    return Long.toString(since.getEpochSecond());
   }
 
   /**

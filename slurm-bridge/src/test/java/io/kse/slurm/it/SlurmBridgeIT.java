@@ -137,6 +137,20 @@ class SlurmBridgeIT {
   }
 
   @Test
+  void v0041ListsTheChangesSinceATime() {
+    // v0.0.41 refused a UNIX timestamp as update_time (422) on 24.11: every incremental poll lost
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        "24.11".equals(LocalSlurmCluster.version()), "v0.0.41 is served by Slurm 24.05-25.11");
+    SlurmClient c =
+        SlurmClients.connect(
+            cluster.config().withApiVersion(io.kse.slurm.ApiVersion.V0041),
+            new SimpleMeterRegistry());
+    java.time.Instant before = java.time.Instant.now().minusSeconds(1);
+    long id = c.submit(placeholder("since").hold(true).build());
+    assertThat(c.jobsChangedSince(before).jobs()).extracting(SlurmJob::id).contains(id);
+  }
+
+  @Test
   void aOneSwitchRequestLandsUnderOneLeafSwitch() {
     // the leaf switches of topology/tree are the NVLink domains; 22.05's REST cannot ask for them
     org.junit.jupiter.api.Assumptions.assumeTrue(

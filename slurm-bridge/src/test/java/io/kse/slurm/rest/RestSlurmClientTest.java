@@ -71,6 +71,18 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void v0041AsksForChangesInSlurmsRelativeTimeFormNotAUnixTimestamp() {
+    // Slurm 24.11 live: v0.0.41 answered ?update_time=<epoch> with 422 "Parsing of … for
+    // timestamp failed"; ?update_time=now-<seconds> with the changes (or "No job changes")
+    Instant now = Instant.ofEpochSecond(1_795_514_800L);
+    assertThat(client(ApiVersion.V0041).updateTime(now.minusSeconds(30), now)).isEqualTo("now-32");
+    assertThat(client(ApiVersion.V0041).updateTime(now.plusSeconds(5), now)).isEqualTo("now-2");
+    assertThat(client(ApiVersion.V0042).updateTime(now.minusSeconds(30), now))
+        .isEqualTo("1795514770");
+    assertThat(client(ApiVersion.V0038).updateTime(now, now)).isEqualTo("1795514800");
+  }
+
+  @Test
   void aDrainRefusedForTheTokensUserSaysWhoMayDrain() {
     // Slurm 26.05 live, REST user not an operator: 422 "Invalid user id" (2010)
     restd.on(
