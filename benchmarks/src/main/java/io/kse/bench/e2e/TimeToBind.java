@@ -239,7 +239,11 @@ public final class TimeToBind {
                       "kse.io/group-index", name.substring("pod-".length())));
       if (run.bound().size() != size) {
         System.err.println(
-            "group of " + size + " not bound whole (" + run.bound().size() + "): stopping this size");
+            "group of "
+                + size
+                + " not bound whole ("
+                + run.bound().size()
+                + "): stopping this size");
         break;
       }
       long first = run.created().values().stream().mapToLong(Long::longValue).min().orElseThrow();
