@@ -341,7 +341,11 @@ class PlacementPolicyTest {
   // ---- groups ------------------------------------------------------------------------------
 
   private static PodFacts member(String name, long gpus, int priority) {
-    PodFacts p = Policies.pod("serving", Map.of(), gpus, null, priority);
+    return named(Policies.pod("serving", Map.of(), gpus, null, priority), name);
+  }
+
+  /** The same pod under another name and UID: a group's members. */
+  private static PodFacts named(PodFacts p, String name) {
     return new PodFacts(
         p.namespace(),
         name,
@@ -419,38 +423,8 @@ class PlacementPolicyTest {
   @Test
   void aGroupLargerThanAnNvlinkDomainIsRefusedInOurWords() {
     PodFacts[] five = new PodFacts[5];
-    for (int i = 0; i < 5; i++) {
-      five[i] = member("m" + i, 8, 0);
-    }
-    five[0] =
-        new PodFacts(
-            five[0].namespace(),
-            "m0",
-            "u",
-            Map.of(),
-            Map.of(),
-            Optional.of("inference-critical"),
-            OptionalInt.empty(),
-            Optional.empty(),
-            1000,
-            1L << 30,
-            Map.of(PodFacts.GPU, 8L),
-            OptionalLong.empty());
-    for (int i = 1; i < 5; i++) {
-      five[i] =
-          new PodFacts(
-              five[0].namespace(),
-              "m" + i,
-              "u" + i,
-              Map.of(),
-              Map.of(),
-              Optional.of("inference-critical"),
-              OptionalInt.empty(),
-              Optional.empty(),
-              1000,
-              1L << 30,
-              Map.of(PodFacts.GPU, 8L),
-              OptionalLong.empty());
+    for (int i = 0; i < 5; i++) { // tier inference-critical, up to 8 nodes: the domain is the limit
+      five[i] = named(Policies.pod("serving", Map.of(), 8, "inference-critical", null), "m" + i);
     }
     assertThat(group(Optional.of("nvidia.com/gpu.clique"), five))
         .isInstanceOfSatisfying(

@@ -11,7 +11,6 @@ import io.kse.extender.lifecycle.Placement;
 import io.kse.extender.lifecycle.PlacementReconciler;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
-import io.kse.policy.GroupFacts;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
 import io.kse.policy.PodManifest;
@@ -120,17 +119,7 @@ final class ExplainService {
     }
     return policy
         .get()
-        .decideGroup(
-            new GroupFacts(
-                g.id(),
-                g.source(),
-                placement.size(),
-                members,
-                g.topologyKey(),
-                g.exclusive(),
-                domainsTaken.apply(placement.key())),
-            ledger,
-            clock.instant());
+        .decideGroup(placement.groupFacts(members, domainsTaken), ledger, clock.instant());
   }
 
   /** The group: its size, and every member with the node Slurm allocated to its index. */

@@ -36,19 +36,18 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
    * @param namespace where its pods are
    * @param id the group's id within the namespace (see {@link GroupMembership})
    * @param source what made it a group, in the user's words
-   * @param leaderFirst its job is submitted once the leader exists (the controller creates the
-   *     other members only after the leader is bound)
+   * @param exclusiveTopology LeaderWorkerSet exclusive-topology: the group must have its domain to
+   *     itself, and its job is submitted once the leader exists (LWS creates the other members only
+   *     after the leader is bound)
    * @param topologyKey a node label all members must share, if the controller asks for one
-   * @param exclusive the group must have its topology domain to itself (LWS exclusive-topology)
    * @param problem why the group cannot be placed as it is (told on every member), if so
    */
   public record Group(
       String namespace,
       String id,
       String source,
-      boolean leaderFirst,
+      boolean exclusiveTopology,
       Optional<String> topologyKey,
-      boolean exclusive,
       Optional<String> problem) {}
 
   /** A pod of its own. */
@@ -59,6 +58,23 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
   /** The pod's index in the placement, if it is a member. */
   public java.util.OptionalInt indexOf(PodRef pod) {
     return members.stream().filter(s -> s.ref().equals(pod)).mapToInt(Slot::index).findFirst();
+  }
+
+  /**
+   * What the policy decides a group on: its members that exist ({@code members}, leader first), and
+   * for an exclusive group the NVLink domains other groups hold ({@code domainsTaken} by key).
+   */
+  public io.kse.policy.GroupFacts groupFacts(
+      List<io.kse.policy.PodFacts> members, Function<String, java.util.Set<String>> domainsTaken) {
+    Group g = group.orElseThrow();
+    return new io.kse.policy.GroupFacts(
+        g.id(),
+        g.source(),
+        size,
+        members,
+        g.topologyKey(),
+        g.exclusiveTopology(),
+        g.exclusiveTopology() ? domainsTaken.apply(key) : java.util.Set.of());
   }
 
   /** Whether the pod is one of the members. */
@@ -95,8 +111,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
           key,
           List.of(),
           1,
-          Optional.of(
-              new Group(namespace, id, id, false, Optional.empty(), false, Optional.empty())));
+          Optional.of(new Group(namespace, id, id, false, Optional.empty(), Optional.empty())));
     }
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < sorted.size(); i++) {
@@ -116,7 +131,9 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
       Pod p = sorted.get(i);
       int index = byName ? i : ms.get(i).index();
       slots.add(new Slot(PlacementReconciler.ref(p), index));
-      if (p.getMetadata().getDeletionTimestamp() == null && !terminal(p)) {
+      PlacementFacts.PodStanding standing = PlacementFacts.PodStanding.of(Optional.of(p));
+      if (standing == PlacementFacts.PodStanding.PENDING
+          || standing == PlacementFacts.PodStanding.BOUND) {
         live.computeIfAbsent(index, x -> new ArrayList<>()).add(name(p));
       }
     }
@@ -150,13 +167,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
                 leader.source(),
                 ms.stream().anyMatch(GroupMembership::leaderFirst),
                 ms.stream().map(GroupMembership::topologyKey).flatMap(Optional::stream).findFirst(),
-                ms.stream().anyMatch(GroupMembership::leaderFirst),
                 problem)));
-  }
-
-  private static boolean terminal(Pod p) {
-    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   private static String name(Pod p) {

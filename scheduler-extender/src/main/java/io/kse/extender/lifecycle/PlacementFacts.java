@@ -57,7 +57,7 @@ public record PlacementFacts(
         present.add(m.index());
       }
     }
-    if (group.map(Placement.Group::leaderFirst).orElse(false) && present.contains(0)) {
+    if (group.map(Placement.Group::exclusiveTopology).orElse(false) && present.contains(0)) {
       return true;
     }
     for (int i = 0; i < size; i++) {
@@ -94,6 +94,24 @@ public record PlacementFacts(
      * gone or terminal.
      */
     TERMINATING;
+
+    /** Where the pod the informer has (or has not) stands. */
+    static PodStanding of(java.util.Optional<io.fabric8.kubernetes.api.model.Pod> pod) {
+      if (pod.isEmpty()) {
+        return ABSENT;
+      }
+      io.fabric8.kubernetes.api.model.Pod p = pod.get();
+      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        return TERMINAL;
+      }
+      boolean bound = p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty();
+      boolean deleting = p.getMetadata().getDeletionTimestamp() != null;
+      if (bound) {
+        return deleting ? TERMINATING : BOUND;
+      }
+      return deleting ? DELETING_UNBOUND : PENDING;
+    }
 
     /** Whether a pod standing so still needs the placement's job. */
     boolean needsJob() {

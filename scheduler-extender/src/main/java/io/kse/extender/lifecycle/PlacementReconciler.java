@@ -440,7 +440,8 @@ public final class PlacementReconciler {
       retryDue = !now.isBefore(f.retryAt());
     }
     // only a member still to be bound can be sent elsewhere: skip the node lookups otherwise
-    boolean pending = pods.values().stream().anyMatch(p -> standing(p) == PodStanding.PENDING);
+    boolean pending =
+        pods.values().stream().anyMatch(p -> PodStanding.of(p) == PodStanding.PENDING);
     Optional<String> unusable =
         job.filter(j -> pending && j.isAllocated())
             .flatMap(
@@ -451,7 +452,7 @@ public final class PlacementReconciler {
                         .findFirst());
     if (unusable.isEmpty()
         && pending
-        && placement.group().map(Placement.Group::exclusive).orElse(false)
+        && placement.group().map(Placement.Group::exclusiveTopology).orElse(false)
         && job.map(SlurmJob::isAllocated).orElse(false)) {
       unusable = sharedDomain(placement.key(), job.get());
     }
@@ -464,7 +465,7 @@ public final class PlacementReconciler {
       members.add(
           new PlacementFacts.Member(
               m,
-              standing(pod),
+              PodStanding.of(pod),
               pod.map(p -> p.getSpec().getNodeName()).orElse(""),
               slot.index(),
               job.map(j -> j.id() == wokenFor).orElse(false)));
@@ -516,23 +517,6 @@ public final class PlacementReconciler {
     } catch (RuntimeException e) {
       return Optional.empty();
     }
-  }
-
-  private static PodStanding standing(Optional<Pod> pod) {
-    if (pod.isEmpty()) {
-      return PodStanding.ABSENT;
-    }
-    Pod p = pod.get();
-    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      return PodStanding.TERMINAL;
-    }
-    boolean bound = p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty();
-    boolean deleting = p.getMetadata().getDeletionTimestamp() != null;
-    if (bound) {
-      return deleting ? PodStanding.TERMINATING : PodStanding.BOUND;
-    }
-    return deleting ? PodStanding.DELETING_UNBOUND : PodStanding.PENDING;
   }
 
   /** Why the pod could not go to {@code node} now: cordoned, or drained in Slurm (our taint). */
@@ -757,12 +741,7 @@ public final class PlacementReconciler {
   }
 
   private Optional<Duration> age(Pod pod) {
-    try {
-      Instant created = Instant.parse(pod.getMetadata().getCreationTimestamp());
-      return Optional.of(Duration.between(created, clock.instant()));
-    } catch (RuntimeException e) {
-      return Optional.empty();
-    }
+    return created(pod).map(c -> Duration.between(c, clock.instant()));
   }
 
   /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */

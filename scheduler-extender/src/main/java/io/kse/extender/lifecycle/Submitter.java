@@ -6,7 +6,6 @@ import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.policy.Decision;
-import io.kse.policy.GroupFacts;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
 import io.kse.policy.PodManifest;
@@ -94,19 +93,7 @@ final class Submitter {
             ? policy.get().decide(facts.get(0), ledger, clock.instant())
             : policy
                 .get()
-                .decideGroup(
-                    new GroupFacts(
-                        group.get().id(),
-                        group.get().source(),
-                        placement.size(),
-                        facts,
-                        group.get().topologyKey(),
-                        group.get().exclusive(),
-                        group.get().exclusive()
-                            ? domainsTaken.apply(placement.key())
-                            : java.util.Set.of()),
-                    ledger,
-                    clock.instant());
+                .decideGroup(placement.groupFacts(facts, domainsTaken), ledger, clock.instant());
     if (d instanceof Decision.Reject r) {
       reject(placement, refs, r.reason());
       return 0;

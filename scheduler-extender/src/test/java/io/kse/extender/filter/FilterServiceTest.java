@@ -136,7 +136,6 @@ class FilterServiceTest {
                     "LeaderWorkerSet llm group 0",
                     false,
                     java.util.Optional.empty(),
-                    false,
                     java.util.Optional.empty())));
     FilterService groups = new FilterService(cache, registry, names, requested::add, p -> group);
     assertThat(
