@@ -12,6 +12,10 @@ import java.util.Optional;
  * @param restartCount how many times the job was requeued (a preempted job increments it)
  * @param tresPerNode GRES per node, e.g. {@code gres:gpu:h100:4}
  * @param lastChange the latest of submit/start/end/preempt times Slurm reported
+ * @param preemptTime when Slurm chose this job for preemption, while it runs on within its grace
+ *     time ({@code preempt_time}); empty otherwise
+ * @param gresDetail GRES held on each allocated node, in {@link #nodes()} order, e.g. {@code
+ *     gpu:h100:4(IDX:0-3)} ({@code gres_detail}, every supported REST version)
  */
 public record SlurmJob(
     long id,
@@ -30,10 +34,123 @@ public record SlurmJob(
     String tresPerNode,
     String features,
     long priority,
-    Instant lastChange) {
+    Instant lastChange,
+    Optional<Instant> preemptTime,
+    List<String> gresDetail) {
 
   public SlurmJob {
     nodes = List.copyOf(nodes);
+    gresDetail = List.copyOf(gresDetail);
+  }
+
+  /** A job not chosen for preemption, whose per-node GRES is not known. */
+  public SlurmJob(
+      long id,
+      String name,
+      String comment,
+      JobState state,
+      String stateReason,
+      String partition,
+      String qos,
+      List<String> nodes,
+      int nodeCount,
+      Instant submitTime,
+      Optional<Instant> startTime,
+      Optional<Instant> endTime,
+      int restartCount,
+      String tresPerNode,
+      String features,
+      long priority,
+      Instant lastChange) {
+    this(
+        id,
+        name,
+        comment,
+        state,
+        stateReason,
+        partition,
+        qos,
+        nodes,
+        nodeCount,
+        submitTime,
+        startTime,
+        endTime,
+        restartCount,
+        tresPerNode,
+        features,
+        priority,
+        lastChange,
+        Optional.empty(),
+        List.of());
+  }
+
+  /**
+   * Whether Slurm has chosen this running job for preemption and it runs on within its grace time:
+   * its nodes are still held, but not for long.
+   */
+  public boolean preempting() {
+    return state == JobState.RUNNING && preemptTime.isPresent();
+  }
+
+  /** This job as chosen for preemption at {@code at}. */
+  public SlurmJob preemptedAt(Instant at) {
+    return new SlurmJob(
+        id,
+        name,
+        comment,
+        state,
+        stateReason,
+        partition,
+        qos,
+        nodes,
+        nodeCount,
+        submitTime,
+        startTime,
+        endTime,
+        restartCount,
+        tresPerNode,
+        features,
+        priority,
+        at.isAfter(lastChange) ? at : lastChange,
+        Optional.of(at),
+        gresDetail);
+  }
+
+  /** This job with the per-node GRES Slurm reports. */
+  public SlurmJob withGresDetail(List<String> detail) {
+    return new SlurmJob(
+        id,
+        name,
+        comment,
+        state,
+        stateReason,
+        partition,
+        qos,
+        nodes,
+        nodeCount,
+        submitTime,
+        startTime,
+        endTime,
+        restartCount,
+        tresPerNode,
+        features,
+        priority,
+        lastChange,
+        preemptTime,
+        detail);
+  }
+
+  /**
+   * The GPU indices Slurm gave this job on {@code slurmNode} ({@code gpu:h100:4(IDX:0-3)} → 0,1,2,3);
+   * empty when the job does not hold that node or Slurm did not say (GPUs configured without
+   * {@code File=} have no indices).
+   */
+  public Optional<List<Integer>> gpuIndicesOn(String slurmNode) {
+    int i = nodes.indexOf(slurmNode);
+    if (i < 0 || i >= gresDetail.size()) {
+      return Optional.empty();
+    }
+    return GpuIndices.parse(gresDetail.get(i));
   }
 
   /** The placeholder tag in the comment, if this job is one of ours. */

@@ -15,6 +15,16 @@ public enum EventReason {
   JOB_ENDED("SlurmJobEnded", true),
   /** Slurm allocated a node the pod can no longer go to (cordoned, drained): job replaced. */
   NODE_UNUSABLE("AllocatedNodeUnusable", true),
+  /**
+   * Slurm chose a bound pod's placeholder for preemption: the pod is evicted while the placeholder
+   * holds its node within its grace time.
+   */
+  PREEMPTING("SlurmPreemptingPlaceholder", true),
+  /**
+   * A bound pod stays Terminating long past its deadline: its placeholder is kept, its GPUs may
+   * still be in use.
+   */
+  HELD_FOR_TERMINATING("PlaceholderHeldForTerminatingPod", true),
   /** A PodDisruptionBudget refused the eviction of a pod whose job ended. */
   EVICTION_BLOCKED("EvictionBlocked", true),
   /** The pod waits on Slurm: the reason changed. */

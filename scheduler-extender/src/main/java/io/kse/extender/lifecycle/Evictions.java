@@ -64,12 +64,12 @@ final class Evictions {
   }
 
   /** One eviction attempt (a worker thread), after {@link #claim}. */
-  void run(PodRef pod, String why) {
+  void run(PodRef pod, String why, EventReason reason) {
     Attempt a = byUid.get(pod.uid());
     int attempt = a == null ? 1 : a.attempts() + 1;
     Instant first = a == null ? clock.instant() : a.first();
     if (attempt == 1) {
-      actions.event(pod, EventReason.JOB_ENDED, why + "; evicting the pod");
+      actions.event(pod, reason, why + "; evicting the pod");
     }
     EvictResult r = actions.evict(pod, why);
     metrics.eviction(r.name().toLowerCase());

@@ -74,8 +74,20 @@ public record PlacementFacts(
    * @param index its place in the placement: it goes to the allocation's {@code index}-th node
    * @param boundNode the node it is bound to (BOUND and TERMINATING only)
    * @param woken whether it was already woken for the placement's current job
+   * @param terminatingOverdue it is TERMINATING well past its deletion deadline (its kubelet has
+   *     not confirmed its containers stopped)
    */
-  public record Member(PodRef ref, PodStanding pod, String boundNode, int index, boolean woken) {}
+  public record Member(
+      PodRef ref,
+      PodStanding pod,
+      String boundNode,
+      int index,
+      boolean woken,
+      boolean terminatingOverdue) {
+    public Member(PodRef ref, PodStanding pod, String boundNode, int index, boolean woken) {
+      this(ref, pod, boundNode, index, woken, false);
+    }
+  }
 
   /** Where a pod stands, as far as its placeholder cares. */
   public enum PodStanding {

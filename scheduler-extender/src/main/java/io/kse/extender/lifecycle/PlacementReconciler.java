@@ -145,6 +145,7 @@ public final class PlacementReconciler {
     this.attribution =
         new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
     metrics.placeholders(registry::count, PlaceholderRegistry.STATES, Class::getSimpleName);
+    metrics.heldForTerminating(heldForTerminating::size);
   }
 
   // ---- what triggers a pass ------------------------------------------------------------------
@@ -363,6 +364,10 @@ public final class PlacementReconciler {
       if (steps.stream().noneMatch(st -> st instanceof Step.Evict e && e.member().equals(m))) {
         evictions.forget(m.uid());
       }
+      if (steps.stream()
+          .noneMatch(st -> st instanceof Step.HeldForTerminating h && h.member().equals(m))) {
+        heldForTerminating.remove(m.uid());
+      }
     }
     podGroupPlaced(placement, facts);
     for (Step step : steps) {
@@ -382,6 +387,8 @@ public final class PlacementReconciler {
         replace(placement, r);
       } else if (step instanceof Step.Evict e) {
         evict(e.member(), e);
+      } else if (step instanceof Step.HeldForTerminating h) {
+        heldForTerminating(h);
       }
     }
   }
@@ -468,7 +475,10 @@ public final class PlacementReconciler {
               PodStanding.of(pod),
               pod.map(p -> p.getSpec().getNodeName()).orElse(""),
               slot.index(),
-              job.map(j -> j.id() == wokenFor).orElse(false)));
+              job.map(j -> j.id() == wokenFor).orElse(false),
+              pod.flatMap(PlacementReconciler::deletionDeadline)
+                  .map(d -> now.isAfter(d.plus(STUCK_TERMINATING)))
+                  .orElse(false)));
       Optional<Instant> created = pod.flatMap(PlacementReconciler::created);
       if (created.isPresent() && created.get().isBefore(oldest)) {
         oldest = created.get();
@@ -581,6 +591,41 @@ public final class PlacementReconciler {
         () -> registry.remove(placement.key()));
   }
 
+  /**
+   * Pods Terminating long past their deadline whose placeholder is kept for them (uid → job): the
+   * gauge {@code kse_placeholders_held_for_terminating_pods}, and one Event each.
+   */
+  private final Map<String, Long> heldForTerminating = new ConcurrentHashMap<>();
+
+  /** How long past its deletion deadline a bound pod may stay Terminating before users are told. */
+  static final Duration STUCK_TERMINATING = Duration.ofSeconds(60);
+
+  private void heldForTerminating(Step.HeldForTerminating h) {
+    PodRef ref = h.member();
+    if (Long.valueOf(h.jobId()).equals(heldForTerminating.put(ref.uid(), h.jobId()))) {
+      return;
+    }
+    String message =
+        "the pod is still Terminating on "
+            + h.boundNode()
+            + " more than "
+            + STUCK_TERMINATING.toSeconds()
+            + " s past its deletion deadline; Slurm job "
+            + h.jobId()
+            + " keeps holding the node until the kubelet confirms its containers stopped (or the"
+            + " pod is force-deleted)";
+    LOG.warn(
+        "placeholder_held_for_terminating pod={} uid={} slurmJob={} node={}",
+        ref,
+        ref.uid(),
+        h.jobId(),
+        h.boundNode());
+    execute(
+        ref,
+        () -> actions.event(ref, EventReason.HELD_FOR_TERMINATING, message),
+        () -> heldForTerminating.remove(ref.uid()));
+  }
+
   private void waiting(PodRef ref, Step.Waiting w) {
     String said = w.reason() + "|" + w.message();
     if (said.equals(waitingSaid.put(ref.uid(), said))) {
@@ -670,7 +715,7 @@ public final class PlacementReconciler {
           if (e.jobToCancel() != 0 && mayCancel(e.jobToCancel())) {
             cancelNow(ref, e.jobToCancel(), "its pod is being evicted: " + e.why());
           }
-          evictions.run(ref, e.why());
+          evictions.run(ref, e.why(), e.reason());
         },
         () -> evictions.forget(ref.uid()));
   }
@@ -742,6 +787,16 @@ public final class PlacementReconciler {
 
   private Optional<Duration> age(Pod pod) {
     return created(pod).map(c -> Duration.between(c, clock.instant()));
+  }
+
+  /** When the pod's grace period ends (its deletion timestamp), if it is being deleted. */
+  private static Optional<Instant> deletionDeadline(Pod p) {
+    String at = p.getMetadata().getDeletionTimestamp();
+    try {
+      return at == null ? Optional.empty() : Optional.of(Instant.parse(at));
+    } catch (java.time.format.DateTimeParseException e) {
+      return Optional.empty();
+    }
   }
 
   /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */

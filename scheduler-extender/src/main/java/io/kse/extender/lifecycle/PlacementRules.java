@@ -1,5 +1,6 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.lifecycle.PlacementFacts.Member;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.slurm.JobState;
@@ -34,6 +35,8 @@ public final class PlacementRules {
     for (Member m : f.members()) {
       if (m.pod() == PodStanding.BOUND) {
         bound(f, m, live).ifPresent(steps::add);
+      } else if (m.pod() == PodStanding.TERMINATING && m.terminatingOverdue() && live.isPresent()) {
+        steps.add(new Step.HeldForTerminating(m.ref(), live.get().id(), m.boundNode()));
       }
     }
     if (f.members().stream().anyMatch(m -> m.pod() == PodStanding.PENDING)) {
@@ -66,6 +69,22 @@ public final class PlacementRules {
         && live.get().state().holdsNodes()
         && live.get().state() != JobState.COMPLETING
         && live.get().nodes().stream().map(kubeNodeName).anyMatch(m.boundNode()::equals)) {
+      if (live.get().preempting()) {
+        // the placeholder holds the node within its grace time until this pod is gone; the job is
+        // cancelled only then (released), so no Slurm job gets these GPUs while the pod runs
+        return Optional.of(
+            new Step.Evict(
+                m.ref(),
+                "Slurm chose job "
+                    + live.get().id()
+                    + " for preemption at "
+                    + live.get().preemptTime().orElseThrow()
+                    + "; it holds "
+                    + m.boundNode()
+                    + " until this pod has stopped",
+                0,
+                EventReason.PREEMPTING));
+      }
       return Optional.empty();
     }
     String why =
@@ -115,6 +134,23 @@ public final class PlacementRules {
     }
     if (live.isPresent()) {
       SlurmJob j = live.get();
+      if (j.isAllocated() && j.preempting()) {
+        boolean running =
+            f.members().stream()
+                .anyMatch(
+                    m -> m.pod() == PodStanding.BOUND || m.pod() == PodStanding.TERMINATING);
+        if (!running) { // nothing of ours runs there: let the nodes go now, and ask again
+          return List.of(new Step.Replace(j.id(), "Slurm chose it for preemption"));
+        }
+        String message =
+            "Slurm job "
+                + j.id()
+                + " is being preempted; a new placeholder follows once the running members have"
+                + " stopped";
+        return waiting.stream()
+            .map(m -> (Step) new Step.Waiting(m.ref(), "SlurmPreempting", message))
+            .toList();
+      }
       if (j.isAllocated()) {
         if (f.unusableNode().isPresent()) {
           return List.of(new Step.Replace(j.id(), f.unusableNode().get()));

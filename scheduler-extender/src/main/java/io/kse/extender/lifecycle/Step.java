@@ -1,5 +1,6 @@
 package io.kse.extender.lifecycle;
 
+import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodRef;
 
 /**
@@ -26,7 +27,18 @@ public sealed interface Step {
    * The member runs where no job holds its node: evict it; and end {@code jobToCancel} (a requeued
    * placeholder that would otherwise come back for pods that are gone), if not 0.
    */
-  record Evict(PodRef member, String why, long jobToCancel) implements Step {}
+  record Evict(PodRef member, String why, long jobToCancel, EventReason reason)
+      implements Step {
+    public Evict(PodRef member, String why, long jobToCancel) {
+      this(member, why, jobToCancel, EventReason.JOB_ENDED);
+    }
+  }
+
+  /**
+   * The member is being deleted but its kubelet has not confirmed its containers stopped, long past
+   * its deadline: its job {@code jobId} is kept (its GPUs may still be in use), and users are told.
+   */
+  record HeldForTerminating(PodRef member, long jobId, String boundNode) implements Step {}
 
   /** The job is gone and nothing is in flight: forget what the extender remembered. */
   record Forget() implements Step {}

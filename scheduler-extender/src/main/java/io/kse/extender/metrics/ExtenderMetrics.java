@@ -111,6 +111,18 @@ public final class ExtenderMetrics {
     }
   }
 
+  /**
+   * Placeholders kept for pods Terminating long past their deadline: {@code
+   * kse_placeholders_held_for_terminating_pods}.
+   */
+  public void heldForTerminating(java.util.function.IntSupplier count) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "kse.placeholders.held.for.terminating.pods", () -> count.getAsInt())
+        .description(
+            "Placeholders kept because their bound pod is Terminating long past its deadline")
+        .register(registry);
+  }
+
   /** Malformed requests: {@code kse_bad_requests_total{verb}}. */
   public void badRequest(String verb) {
     counters

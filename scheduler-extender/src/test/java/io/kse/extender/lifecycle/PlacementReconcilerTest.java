@@ -598,6 +598,43 @@ class PlacementReconcilerTest {
     lifecycle.onPod(p);
     lifecycle.reconcileAll();
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+    assertThat(actions).noneMatch(a -> a.startsWith("event PlaceholderHeldForTerminatingPod"));
+    clock.advance(PlacementReconciler.STUCK_TERMINATING.plusSeconds(1));
+    lifecycle.reconcileAll();
+    lifecycle.reconcileAll();
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+    assertThat(actions.stream().filter(a -> a.startsWith("event PlaceholderHeldForTerminatingPod")))
+        .as("said once, never a silent release")
+        .hasSize(1);
+    assertThat(meters.get("kse.placeholders.held.for.terminating.pods").gauge().value())
+        .isEqualTo(1.0);
+    pods.remove("serving/llm-0");
+    lifecycle.onPodDeleted(p);
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+    assertThat(meters.get("kse.placeholders.held.for.terminating.pods").gauge().value())
+        .isEqualTo(0.0);
+  }
+
+  /**
+   * Slurm → pod: Slurm chooses a bound pod's placeholder for preemption. The pod is evicted, and the
+   * job — which holds the node within its grace time — is cancelled only once the pod is gone.
+   */
+  @Test
+  void aPreemptedPlaceholderIsReleasedOnlyAfterItsPodIsGone() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOn(p, "gpu-node-1");
+    slurm.preempt(id);
+    cache.pollOnce();
+    assertThat(actions)
+        .anySatisfy(a -> assertThat(a).startsWith("event SlurmPreemptingPlaceholder: Slurm chose"))
+        .anySatisfy(a -> assertThat(a).startsWith("evict serving/llm-0"));
+    assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+    p.getMetadata().setDeletionTimestamp(clock.instant().plusSeconds(30).toString());
+    lifecycle.onPod(p);
+    lifecycle.reconcileAll();
+    assertThat(slurm.job(id).map(SlurmJob::state))
+        .as("the pod's containers may still run")
+        .contains(JobState.RUNNING);
     pods.remove("serving/llm-0");
     lifecycle.onPodDeleted(p);
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);

@@ -98,6 +98,94 @@ class PlacementRulesTest {
             new Step.Evict(WORKER, "Slurm job 7 was requeued (Resources)", 7));
   }
 
+  /**
+   * Slurm → pod: a placeholder Slurm chose for preemption still holds the node within its grace
+   * time; the bound pod is evicted and the job is NOT cancelled until the pod is gone.
+   */
+  @Test
+  void aPreemptedPlaceholderHoldsItsNodesUntilItsPodsAreGone() {
+    Instant at = Instant.parse("2026-11-24T10:00:00Z");
+    Optional<SlurmJob> preempting =
+        Optional.of(job(JobState.RUNNING, List.of("n0", "n1")).preemptedAt(at));
+    List<Step> steps =
+        rules.decide(
+            facts(
+                preempting,
+                member(LEADER, PodStanding.BOUND, "n0", 0),
+                member(WORKER, PodStanding.TERMINATING, "n1", 1)));
+    assertThat(steps)
+        .containsExactly(
+            new Step.Evict(
+                LEADER,
+                "Slurm chose job 7 for preemption at 2026-11-24T10:00:00Z; it holds n0 until this"
+                    + " pod has stopped",
+                0,
+                io.kse.extender.k8s.EventReason.PREEMPTING));
+    assertThat(
+            rules.decide(
+                facts(
+                    preempting,
+                    member(LEADER, PodStanding.TERMINATING, "n0", 0),
+                    member(WORKER, PodStanding.TERMINATING, "n1", 1))))
+        .as("while any member's containers may run, the job holds")
+        .isEmpty();
+    assertThat(
+            rules.decide(
+                facts(
+                    preempting,
+                    member(LEADER, PodStanding.ABSENT, "", 0),
+                    member(WORKER, PodStanding.TERMINAL, "", 1))))
+        .as("once every member is gone, the job is released")
+        .containsExactly(new Step.Cancel(7, "pod deleted"));
+  }
+
+  @Test
+  void aPreemptedPlaceholderNobodyRunsOnIsReplacedAndNotWokenFor() {
+    Optional<SlurmJob> preempting =
+        Optional.of(job(JobState.RUNNING, List.of("n0", "n1")).preemptedAt(Instant.EPOCH));
+    assertThat(
+            rules.decide(
+                facts(
+                    preempting,
+                    member(LEADER, PodStanding.PENDING, "", 0),
+                    member(WORKER, PodStanding.PENDING, "", 1))))
+        .containsExactly(new Step.Replace(7, "Slurm chose it for preemption"));
+    assertThat(
+            rules.decide(
+                facts(
+                    preempting,
+                    member(LEADER, PodStanding.TERMINATING, "n0", 0),
+                    member(WORKER, PodStanding.PENDING, "", 1))))
+        .as("a recreated member is not sent to a node about to be taken")
+        .containsExactly(
+            new Step.Waiting(
+                WORKER,
+                "SlurmPreempting",
+                "Slurm job 7 is being preempted; a new placeholder follows once the running"
+                    + " members have stopped"));
+  }
+
+  /** pod → Slurm: a pod stuck Terminating keeps its job, and users are told (never released). */
+  @Test
+  void aPodStuckTerminatingKeepsItsJobAndIsReported() {
+    Optional<SlurmJob> running = Optional.of(job(JobState.RUNNING, List.of("n0", "n1")));
+    assertThat(
+            rules.decide(
+                facts(
+                    running,
+                    new Member(LEADER, PodStanding.TERMINATING, "n0", 0, false, true),
+                    member(WORKER, PodStanding.ABSENT, "", 1))))
+        .containsExactly(new Step.HeldForTerminating(LEADER, 7, "n0"));
+    assertThat(
+            rules.decide(
+                facts(
+                    running,
+                    member(LEADER, PodStanding.TERMINATING, "n0", 0),
+                    member(WORKER, PodStanding.ABSENT, "", 1))))
+        .as("within its deadline, nothing to say")
+        .isEmpty();
+  }
+
   @Test
   void pendingMembersAreToldWhyTheyWait() {
     List<Step> steps =

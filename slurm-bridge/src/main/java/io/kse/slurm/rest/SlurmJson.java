@@ -63,7 +63,10 @@ final class SlurmJson {
             ? String.join(",", strings(j.path("features")))
             : j.path("features").asText(""),
         number(j.path("priority")).orElse(0),
-        last);
+        last,
+        // set while a preempted job runs on within its grace time; kept after it ends
+        state == JobState.RUNNING ? preempt : Optional.empty(),
+        started && j.path("gres_detail").isArray() ? strings(j.path("gres_detail")) : List.of());
   }
 
   static SlurmNode node(JsonNode n) {

@@ -37,6 +37,9 @@ class ResponseParsingTest {
     assertThat(j.startTime()).contains(Instant.ofEpochSecond(1795326582));
     assertThat(j.endTime()).as("a running job's end_time is only its limit").isEmpty();
     assertThat(j.placeholder()).contains(new PlaceholderTag("ns", "p", "123"));
+    assertThat(j.gpuIndicesOn("gpu-node-0")).contains(List.of(0, 1, 2, 3));
+    assertThat(j.gpuIndicesOn("gpu-node-1")).isEmpty();
+    assertThat(j.preempting()).isFalse();
   }
 
   @Test
@@ -99,6 +102,9 @@ class ResponseParsingTest {
     assertThat(running.priority()).isEqualTo(10000);
     assertThat(running.placeholder().map(PlaceholderTag::uid))
         .contains("6f1c2d3e-0000-4000-8000-000000000001");
+    assertThat(running.gpuIndicesOn("gpu-node-4")).contains(List.of(0, 1, 2, 3));
+    assertThat(running.gpuIndicesOn("gpu-node-5")).contains(List.of(2, 5, 6, 7));
+    assertThat(running.preempting()).as("preempt_time 0 is unset").isFalse();
 
     SlurmJob requeued = SlurmJson.job(jobs.get(1));
     assertThat(requeued.state()).isEqualTo(JobState.PENDING);
@@ -160,6 +166,7 @@ class ResponseParsingTest {
     assertThat(j.partition()).isEqualTo("inference");
     assertThat(j.tresPerNode()).isEqualTo("gres/gpu:h100:4");
     assertThat(j.gpusPerNode()).isEqualTo(4);
+    assertThat(j.gpuIndicesOn("gpu-node-0")).contains(List.of(0, 1, 2, 3));
     assertThat(j.placeholder()).contains(new PlaceholderTag("ns", "p", "u-45"));
     assertThat(j.startTime()).isPresent();
     assertThat(j.endTime()).isEmpty();
@@ -197,6 +204,33 @@ class ResponseParsingTest {
     var inf = SlurmJson.qos(Fixtures.json(v.id(), "qos.json").path("qos").get(1));
     assertThat(inf.preempts()).containsExactly("training");
     assertThat(inf.preemptExemptTime()).isEmpty();
+  }
+
+  /** A job chosen for preemption runs on within its grace time with preempt_time set. */
+  @Test
+  void aRunningJobWithAPreemptTimeIsBeingPreempted() {
+    for (String v : List.of("v0.0.38", "v0.0.45")) {
+      var job =
+          (com.fasterxml.jackson.databind.node.ObjectNode)
+              Fixtures.json(v, "job-running.json").path("jobs").get(0);
+      Instant at = Instant.ofEpochSecond(1795326600);
+      job.set(
+          "preempt_time",
+          v.equals("v0.0.38")
+              ? job.numberNode(at.getEpochSecond())
+              : new com.fasterxml.jackson.databind.ObjectMapper()
+                  .valueToTree(
+                      java.util.Map.of("set", true, "infinite", false, "number", at.getEpochSecond())));
+      SlurmJob preempted = SlurmJson.job(job);
+      assertThat(preempted.preempting()).as(v).isTrue();
+      assertThat(preempted.preemptTime()).as(v).contains(at);
+      job.set(
+          "job_state",
+          v.equals("v0.0.38")
+              ? job.textNode("PREEMPTED")
+              : job.arrayNode().add("PREEMPTED"));
+      assertThat(SlurmJson.job(job).preempting()).as(v + " once it ended").isFalse();
+    }
   }
 
   @Test

@@ -153,6 +153,14 @@ public final class FakeSlurmClient implements SlurmClient {
     put(withState(j, state, "None", j.nodes(), j.restartCount()));
   }
 
+  /**
+   * Slurm chooses the running job for preemption with a grace time: it keeps running, with its
+   * preempt time set, until cancelled or its grace time ends.
+   */
+  public synchronized void preempt(long jobId) {
+    put(existing(jobId).preemptedAt(clock.instant()));
+  }
+
   /** Requeues the job as preemption does: back to PENDING, restart count + 1. */
   public synchronized void requeue(long jobId) {
     SlurmJob j = existing(jobId);
