@@ -115,10 +115,12 @@ public final class PlacementPolicy {
   private static PodFacts largestOf(GroupFacts g) {
     long cpu = 0;
     long mem = 0;
+    long dra = 0;
     Map<String, Long> ext = new java.util.HashMap<>();
     for (PodFacts m : g.members()) {
       cpu = Math.max(cpu, m.cpuMillis());
       mem = Math.max(mem, m.memoryBytes());
+      dra = Math.max(dra, m.draGpus());
       m.extendedResources().forEach((k, v) -> ext.merge(k, v, Math::max));
     }
     PodFacts l = g.leader();
@@ -134,13 +136,15 @@ public final class PlacementPolicy {
         cpu,
         mem,
         ext,
-        l.activeDeadlineSeconds());
+        l.activeDeadlineSeconds(),
+        dra);
   }
 
   private static boolean sameRequests(PodFacts a, PodFacts b) {
     return a.cpuMillis() == b.cpuMillis()
         && a.memoryBytes() == b.memoryBytes()
-        && a.extendedResources().equals(b.extendedResources());
+        && a.extendedResources().equals(b.extendedResources())
+        && a.draGpus() == b.draGpus();
   }
 
   /** The tier alone (first matching rule, else the default), for classification and tests. */
@@ -256,6 +260,7 @@ public final class PlacementPolicy {
     int cpus = (int) Math.max(1, (pod.cpuMillis() + 999) / 1000);
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
     Optional<String> gres = gres(pod, record);
+    boolean exclusive = gpuOwnership(pod, tier, record);
     int nodes =
         group.isPresent()
             ? group.get().size()
@@ -426,10 +431,74 @@ public final class PlacementPolicy {
         timeLimit,
         constraint,
         topology,
-        s.exclusive(),
+        exclusive,
         s.reservation(),
         s.licenses(),
         preempting);
+  }
+
+  /**
+   * Which of the three GPU ownership modes applies, so that no GPU is used by a Slurm job and a pod
+   * at once; returns whether the placeholder must hold its nodes whole. DRA: the extender gives the
+   * pod's claims exactly the GPUs Slurm gave the placeholder. Whole node: the device plugin picks a
+   * device-plugin pod's GPUs on its own, so only a node no Slurm job shares is safe. Declared
+   * unshared: the tier says its nodes never run Slurm jobs beside pods.
+   */
+  private boolean gpuOwnership(PodFacts pod, Tier tier, List<Contribution> record) {
+    boolean exclusive = tier.slurm().exclusive();
+    String mode = "gpu ownership";
+    if (pod.draGpus() > 0 && pod.devicePluginGpus() > 0) {
+      throw new Rejected(
+          "the pod asks GPUs both as "
+              + PodFacts.GPU
+              + " ("
+              + pod.devicePluginGpus()
+              + ", picked by the device plugin) and through ResourceClaims ("
+              + pod.draGpus()
+              + "); ask them one way");
+    }
+    if (pod.draGpus() > 0) {
+      record.add(
+          new Contribution(
+              mode,
+              "DRA: the extender allocates the pod's ResourceClaims from the GPU indices Slurm"
+                  + " gives the placeholder"));
+      return exclusive;
+    }
+    if (pod.devicePluginGpus() <= 0) {
+      return exclusive;
+    }
+    int perNode = policy.cluster().gpusPerNode();
+    if (exclusive) {
+      record.add(
+          new Contribution(
+              mode, "whole node: the tier's placeholder is exclusive (device-plugin GPUs)"));
+    } else if (perNode > 0 && pod.devicePluginGpus() >= perNode) {
+      record.add(
+          new Contribution(
+              mode,
+              "whole node: the pod asks all "
+                  + perNode
+                  + " GPUs of a node (cluster.gpusPerNode; device-plugin GPUs)"));
+    } else if (tier.riskGpuOverlapWithSlurmJobs()) {
+      record.add(
+          new Contribution(
+              mode,
+              "declared unshared: tier "
+                  + tier.name()
+                  + " sets riskGpuOverlapWithSlurmJobs, so its nodes must never run Slurm jobs"
+                  + " beside pods (the device plugin picks the pod's GPUs, not Slurm)"));
+    } else {
+      exclusive = true;
+      record.add(
+          new Contribution(
+              mode,
+              "whole node: the device plugin, not Slurm, picks the pod's "
+                  + pod.devicePluginGpus()
+                  + " GPU(s), so the placeholder holds its node exclusively; ask GPUs through a"
+                  + " ResourceClaim for a part of a node"));
+    }
+    return exclusive;
   }
 
   private Optional<String> gres(PodFacts pod, List<Contribution> record) {

@@ -13,6 +13,8 @@ import java.util.OptionalLong;
  * @param memoryBytes requested memory, bytes
  * @param extendedResources extended resources by name, e.g. {@code nvidia.com/gpu -> 4}
  * @param owner the controlling owner, e.g. {@code ReplicaSet/llm-00001-deployment-6d9f}
+ * @param draGpus GPUs the pod asks through DRA ResourceClaims of a GPU device class (the extender
+ *     allocates those claims from the GPUs Slurm gives the placeholder)
  */
 public record PodFacts(
     String namespace,
@@ -26,7 +28,8 @@ public record PodFacts(
     long cpuMillis,
     long memoryBytes,
     Map<String, Long> extendedResources,
-    OptionalLong activeDeadlineSeconds) {
+    OptionalLong activeDeadlineSeconds,
+    long draGpus) {
 
   public static final String GPU = "nvidia.com/gpu";
 
@@ -36,7 +39,64 @@ public record PodFacts(
     extendedResources = Map.copyOf(extendedResources);
   }
 
+  /** A pod that asks no GPU through DRA. */
+  public PodFacts(
+      String namespace,
+      String name,
+      String uid,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      Optional<String> priorityClassName,
+      OptionalInt priority,
+      Optional<String> owner,
+      long cpuMillis,
+      long memoryBytes,
+      Map<String, Long> extendedResources,
+      OptionalLong activeDeadlineSeconds) {
+    this(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        priorityClassName,
+        priority,
+        owner,
+        cpuMillis,
+        memoryBytes,
+        extendedResources,
+        activeDeadlineSeconds,
+        0);
+  }
+
+  /** This pod, asking {@code gpus} GPUs through DRA ResourceClaims. */
+  public PodFacts withDraGpus(long gpus) {
+    return new PodFacts(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        priorityClassName,
+        priority,
+        owner,
+        cpuMillis,
+        memoryBytes,
+        extendedResources,
+        activeDeadlineSeconds,
+        gpus);
+  }
+
+  /** Every GPU the pod asks, however it asks them: what its placeholder holds per node. */
   public long gpus() {
+    return devicePluginGpus() + draGpus;
+  }
+
+  /**
+   * GPUs asked as the extended resource {@code nvidia.com/gpu}: the kubelet's device plugin picks
+   * them.
+   */
+  public long devicePluginGpus() {
     return extendedResources.getOrDefault(GPU, 0L);
   }
 

@@ -168,7 +168,8 @@ public final class PolicyParser {
           false,
           false,
           Map.of(),
-          List.of());
+          List.of(),
+          0);
     }
     keys(
         c,
@@ -182,7 +183,8 @@ public final class PolicyParser {
         "switches",
         "blocks",
         "extendedResources",
-        "kubernetesOnlyResources");
+        "kubernetesOnlyResources",
+        "gpusPerNode");
     ClusterSpec.PreemptMode mode =
         text(c, p, "preemptMode")
             .map(m -> enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
@@ -203,7 +205,17 @@ public final class PolicyParser {
         bool(c, p, "switches", false),
         bool(c, p, "blocks", false),
         stringMap(c, p, "extendedResources"),
-        strings(c, p, "kubernetesOnlyResources"));
+        strings(c, p, "kubernetesOnlyResources"),
+        gpusPerNode(c, p));
+  }
+
+  private int gpusPerNode(JsonNode c, String p) {
+    OptionalInt n = integer(c, p, "gpusPerNode");
+    if (n.isPresent() && (n.getAsInt() < 1 || n.getAsInt() > 1024)) {
+      problem(p + ".gpusPerNode", "must be 1..1024");
+      return 0;
+    }
+    return n.orElse(0);
   }
 
   private List<Tier> tiers(JsonNode arr, ClusterSpec cluster) {
@@ -234,7 +246,8 @@ public final class PolicyParser {
           "preemptible",
           "graceTime",
           "topology",
-          "maxNodes");
+          "maxNodes",
+          "riskGpuOverlapWithSlurmJobs");
       String name = text(t, p, "name").orElse("");
       if (!NAME.matcher(name).matches()) {
         problem(p + ".name", "required: a lower-case DNS label, got \"" + name + "\"");
@@ -271,7 +284,8 @@ public final class PolicyParser {
               bool(t, p, "preemptible", false),
               duration(t, p, "graceTime").orElse(Duration.ZERO),
               topo,
-              maxNodes(t, p)));
+              maxNodes(t, p),
+              bool(t, p, "riskGpuOverlapWithSlurmJobs", false)));
     }
     return out;
   }

@@ -110,6 +110,71 @@ class PlacementPolicyTest {
     assertThat(j.preempting()).isTrue();
   }
 
+  // ---- one owner per GPU ------------------------------------------------------------------
+
+  private static String said(Decision d) {
+    return d.record().stream()
+        .filter(c -> c.rule().equals("gpu ownership"))
+        .map(Contribution::effect)
+        .findFirst()
+        .orElse("(nothing said)");
+  }
+
+  @Test
+  void aDevicePluginPodTakesAWholeNodeByDefault() {
+    Decision d = decide(Policies.pod("serving", Map.of(), 2, null, 5000));
+    assertThat(((Decision.Place) d).job().exclusive()).isTrue();
+    assertThat(((Decision.Place) d).job().gresPerNode()).contains("gpu:h100:2");
+    assertThat(said(d)).startsWith("whole node: the device plugin, not Slurm, picks the pod's 2");
+  }
+
+  @Test
+  void aDraPodMayTakePartOfANode() {
+    Decision d = decide(Policies.pod("serving", Map.of(), 0, null, 5000).withDraGpus(4));
+    JobSpec j = ((Decision.Place) d).job();
+    assertThat(j.exclusive()).isFalse();
+    assertThat(j.gresPerNode()).contains("gpu:h100:4");
+    assertThat(said(d)).startsWith("DRA: the extender allocates the pod's ResourceClaims");
+  }
+
+  @Test
+  void aPodAskingGpusBothWaysIsRefusedNamingBoth() {
+    Decision d = decide(Policies.pod("serving", Map.of(), 2, null, 5000).withDraGpus(4));
+    assertThat(d).isInstanceOf(Decision.Reject.class);
+    assertThat(((Decision.Reject) d).reason())
+        .contains("nvidia.com/gpu (2, picked by the device plugin)")
+        .contains("through ResourceClaims (4)");
+  }
+
+  @Test
+  void aWholeNodeByCountOrADeclaredUnsharedTierNeedsNoExclusivePlaceholder() {
+    PlacementPolicy p =
+        new PlacementPolicy(
+            PolicyParser.parse(
+                """
+                apiVersion: kse.io/v1alpha1
+                kind: PlacementPolicy
+                cluster: {preemptMode: partition, gpuType: h100, gpusPerNode: 8}
+                defaultTier: inference
+                tiers:
+                  - name: dedicated
+                    match: {namespaces: [dedicated]}
+                    slurm: {partition: serving-only}
+                    riskGpuOverlapWithSlurmJobs: true
+                  - name: inference
+                    slurm: {partition: inference}
+                """,
+                "test"));
+    Decision whole = p.decide(Policies.pod("serving", Map.of(), 8, null, 5000), ledger, NOW);
+    assertThat(((Decision.Place) whole).job().exclusive()).isFalse();
+    assertThat(said(whole)).startsWith("whole node: the pod asks all 8 GPUs of a node");
+    Decision part = p.decide(Policies.pod("serving", Map.of(), 4, null, 5000), ledger, NOW);
+    assertThat(((Decision.Place) part).job().exclusive()).isTrue();
+    Decision declared = p.decide(Policies.pod("dedicated", Map.of(), 4, null, 5000), ledger, NOW);
+    assertThat(((Decision.Place) declared).job().exclusive()).isFalse();
+    assertThat(said(declared)).startsWith("declared unshared: tier dedicated");
+  }
+
   @Test
   void roundsCpuUpAndMapsExtendedResources() {
     PodFacts pod =
@@ -358,7 +423,8 @@ class PlacementPolicyTest {
         p.cpuMillis(),
         p.memoryBytes(),
         p.extendedResources(),
-        p.activeDeadlineSeconds());
+        p.activeDeadlineSeconds(),
+        p.draGpus());
   }
 
   private Decision group(Optional<String> topologyKey, PodFacts... members) {

@@ -8,9 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the GPU indices out of one node's entry of a job's {@code gres_detail}, as every Slurm
- * from 22.05 to 26.05 writes it: {@code gpu:h100:4(IDX:0-3)}, {@code gpu:2(IDX:0,5)}, several
- * types comma-joined ({@code gpu:a:1(IDX:0),gpu:b:1(IDX:4)}), and other GRES beside them.
+ * Reads the GPU indices out of one node's entry of a job's {@code gres_detail}, as every Slurm from
+ * 22.05 to 26.05 writes it: {@code gpu:h100:4(IDX:0-3)}, {@code gpu:2(IDX:0,5)}, several types
+ * comma-joined ({@code gpu:a:1(IDX:0),gpu:b:1(IDX:4)}), and other GRES beside them.
  */
 public final class GpuIndices {
   private static final Pattern GPU_ENTRY =

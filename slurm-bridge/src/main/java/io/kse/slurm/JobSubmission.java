@@ -74,10 +74,10 @@ public record JobSubmission(
 
   /** The placeholder's batch script: it only holds the allocation until it is cancelled. */
   /**
-   * The batch placeholder. It ignores SIGTERM (and {@code sleep} inherits that): when Slurm preempts
-   * it with a GraceTime, the first SIGTERM must not end the job and free the GPUs while the pod
-   * still runs; the extender cancels it (SIGKILL) once the pod is gone, or Slurm kills it when the
-   * grace time ends.
+   * The batch placeholder. It ignores SIGTERM (and {@code sleep} inherits that): when Slurm
+   * preempts it with a GraceTime, the first SIGTERM must not end the job and free the GPUs while
+   * the pod still runs; the extender cancels it (SIGKILL) once the pod is gone, or Slurm kills it
+   * when the grace time ends.
    */
   public static final String PLACEHOLDER_SCRIPT =
       "#!/bin/sh\n# kube-slurm-extender placeholder: holds this allocation for a Kubernetes pod\n"

@@ -141,9 +141,9 @@ public record SlurmJob(
   }
 
   /**
-   * The GPU indices Slurm gave this job on {@code slurmNode} ({@code gpu:h100:4(IDX:0-3)} → 0,1,2,3);
-   * empty when the job does not hold that node or Slurm did not say (GPUs configured without
-   * {@code File=} have no indices).
+   * The GPU indices Slurm gave this job on {@code slurmNode} ({@code gpu:h100:4(IDX:0-3)} →
+   * 0,1,2,3); empty when the job does not hold that node or Slurm did not say (GPUs configured
+   * without {@code File=} have no indices).
    */
   public Optional<List<Integer>> gpuIndicesOn(String slurmNode) {
     int i = nodes.indexOf(slurmNode);

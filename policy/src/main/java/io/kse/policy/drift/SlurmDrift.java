@@ -39,6 +39,7 @@ public final class SlurmDrift {
         }
       }
     }
+    placeholdersHoldWhilePreempted(policy, parts, out);
     if (policy.cluster().preemptMode() == ClusterSpec.PreemptMode.PARTITION) {
       partitionMode(policy, parts, out);
     } else if (qos.isEmpty()) {
@@ -48,6 +49,45 @@ public final class SlurmDrift {
       qosMode(policy, qos.get(), out);
     }
     return out;
+  }
+
+  /**
+   * A preempted placeholder must keep its GPUs until its pod has stopped (docs/gpu-ownership.md):
+   * that needs a grace time (Slurm frees a job's nodes at once without one) and a PreemptMode that
+   * ends the job (SUSPEND would hand the GPUs to the preemptor while the pod still runs).
+   */
+  private static void placeholdersHoldWhilePreempted(
+      Policy policy, Map<String, LivePartition> parts, List<String> out) {
+    for (Tier t : policy.tiers()) {
+      boolean ofPods = t.match().isPresent() || t.name().equals(policy.defaultTier());
+      if (!ofPods || !t.preemptible()) {
+        continue;
+      }
+      if (t.graceTime().isZero()) {
+        out.add(
+            "tier "
+                + t.name()
+                + ": its pods' placeholders are preemptible but graceTime is 0, so Slurm would"
+                + " give their GPUs to the next job at once while the pods still run; set"
+                + " graceTime (and GraceTime in Slurm) to at least the time its pods take to stop");
+      }
+      t.slurm()
+          .partition()
+          .map(parts::get)
+          .flatMap(LivePartition::preemptMode)
+          .filter(m -> m.toUpperCase(java.util.Locale.ROOT).matches(".*(SUSPEND|GANG).*"))
+          .ifPresent(
+              m ->
+                  out.add(
+                      "tier "
+                          + t.name()
+                          + ": partition "
+                          + t.slurm().partition().get()
+                          + " has PreemptMode="
+                          + m
+                          + ", which suspends a preempted placeholder and lets another job use"
+                          + " the GPUs its pods hold; use CANCEL or REQUEUE"));
+    }
   }
 
   private static void partitionMode(

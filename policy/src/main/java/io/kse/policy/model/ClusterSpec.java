@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param blocks whether topology/block segments may be requested (Slurm 23.11+)
  * @param extendedResources Kubernetes extended resources that are Slurm GRES, e.g. {@code
  *     example.com/fpga -> fpga}
+ * @param gpusPerNode how many GPUs each GPU node has (0: not said); a device-plugin pod asking them
+ *     all holds its node whole without an exclusive placeholder
  * @param kubernetesOnlyResources extended resources that Kubernetes alone accounts for (the
  *     placeholder does not hold them), e.g. {@code hugepages-2Mi}; a trailing {@code *} matches a
  *     prefix. Any other resource no GRES maps to is refused: Slurm would place the pod on a node
@@ -35,7 +37,8 @@ public record ClusterSpec(
     boolean switches,
     boolean blocks,
     Map<String, String> extendedResources,
-    List<String> kubernetesOnlyResources) {
+    List<String> kubernetesOnlyResources,
+    int gpusPerNode) {
 
   /** The topology key GPU Operator / the NVIDIA DRA driver label GB200 NVLink domains with. */
   public static final String NVIDIA_CLIQUE_LABEL = "nvidia.com/gpu.clique";

@@ -13,6 +13,9 @@ import java.util.Optional;
  * @param preemptible whether jobs of this tier may be preempted at all
  * @param graceTime how long a preempted job of this tier gets between SIGTERM and the kill
  * @param defaultTopology topology requested when the pod names none
+ * @param riskGpuOverlapWithSlurmJobs the SRE declares that this tier's nodes never run Slurm jobs
+ *     beside pods, so a pod whose GPUs come from the device plugin may take part of a node; if that
+ *     is not true, the device plugin and Slurm can hand one GPU to both (docs/gpu-ownership.md)
  * @param maxNodes the most nodes one placement of this tier may span (default 1): bounds {@code
  *     kse.io/nodes} and group sizes, so a pod owner cannot make one pod hold many nodes
  */
@@ -24,7 +27,8 @@ public record Tier(
     boolean preemptible,
     Duration graceTime,
     TopologyDefault defaultTopology,
-    int maxNodes) {
+    int maxNodes,
+    boolean riskGpuOverlapWithSlurmJobs) {
 
   public Tier {
     mayPreempt = List.copyOf(mayPreempt);

@@ -49,6 +49,40 @@ class SlurmDriftTest {
             "tier training is preemptible, but partition training has PreemptMode=OFF");
   }
 
+  /** A preempted placeholder must hold its GPUs until its pod stopped: grace, and no SUSPEND. */
+  @Test
+  void aPreemptiblePodTierNeedsAGraceTimeAndAPreemptModeThatEndsTheJob() {
+    Policy p =
+        PolicyParser.parse(
+            """
+            apiVersion: kse.io/v1alpha1
+            kind: PlacementPolicy
+            cluster: {preemptMode: partition}
+            defaultTier: inference
+            tiers:
+              - name: critical
+                match: {namespaces: [critical]}
+                slurm: {partition: critical}
+                mayPreempt: [inference]
+              - name: inference
+                slurm: {partition: inference}
+                preemptible: true
+            """,
+            "test");
+    assertThat(
+            SlurmDrift.differences(
+                p,
+                List.of(part("critical", 20, "OFF"), part("inference", 10, "SUSPEND,GANG")),
+                Optional.empty()))
+        .containsExactly(
+            "tier inference: its pods' placeholders are preemptible but graceTime is 0, so Slurm"
+                + " would give their GPUs to the next job at once while the pods still run; set"
+                + " graceTime (and GraceTime in Slurm) to at least the time its pods take to stop",
+            "tier inference: partition inference has PreemptMode=SUSPEND,GANG, which suspends a"
+                + " preempted placeholder and lets another job use the GPUs its pods hold; use"
+                + " CANCEL or REQUEUE");
+  }
+
   @Test
   void saysWhenPreemptModeCannotBeCompared() throws Exception {
     assertThat(

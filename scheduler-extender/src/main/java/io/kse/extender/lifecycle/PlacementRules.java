@@ -137,8 +137,7 @@ public final class PlacementRules {
       if (j.isAllocated() && j.preempting()) {
         boolean running =
             f.members().stream()
-                .anyMatch(
-                    m -> m.pod() == PodStanding.BOUND || m.pod() == PodStanding.TERMINATING);
+                .anyMatch(m -> m.pod() == PodStanding.BOUND || m.pod() == PodStanding.TERMINATING);
         if (!running) { // nothing of ours runs there: let the nodes go now, and ask again
           return List.of(new Step.Replace(j.id(), "Slurm chose it for preemption"));
         }

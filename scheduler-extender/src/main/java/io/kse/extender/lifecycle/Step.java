@@ -27,8 +27,7 @@ public sealed interface Step {
    * The member runs where no job holds its node: evict it; and end {@code jobToCancel} (a requeued
    * placeholder that would otherwise come back for pods that are gone), if not 0.
    */
-  record Evict(PodRef member, String why, long jobToCancel, EventReason reason)
-      implements Step {
+  record Evict(PodRef member, String why, long jobToCancel, EventReason reason) implements Step {
     public Evict(PodRef member, String why, long jobToCancel) {
       this(member, why, jobToCancel, EventReason.JOB_ENDED);
     }

@@ -616,8 +616,8 @@ class PlacementReconcilerTest {
   }
 
   /**
-   * Slurm → pod: Slurm chooses a bound pod's placeholder for preemption. The pod is evicted, and the
-   * job — which holds the node within its grace time — is cancelled only once the pod is gone.
+   * Slurm → pod: Slurm chooses a bound pod's placeholder for preemption. The pod is evicted, and
+   * the job — which holds the node within its grace time — is cancelled only once the pod is gone.
    */
   @Test
   void aPreemptedPlaceholderIsReleasedOnlyAfterItsPodIsGone() {

@@ -220,15 +220,14 @@ class ResponseParsingTest {
               ? job.numberNode(at.getEpochSecond())
               : new com.fasterxml.jackson.databind.ObjectMapper()
                   .valueToTree(
-                      java.util.Map.of("set", true, "infinite", false, "number", at.getEpochSecond())));
+                      java.util.Map.of(
+                          "set", true, "infinite", false, "number", at.getEpochSecond())));
       SlurmJob preempted = SlurmJson.job(job);
       assertThat(preempted.preempting()).as(v).isTrue();
       assertThat(preempted.preemptTime()).as(v).contains(at);
       job.set(
           "job_state",
-          v.equals("v0.0.38")
-              ? job.textNode("PREEMPTED")
-              : job.arrayNode().add("PREEMPTED"));
+          v.equals("v0.0.38") ? job.textNode("PREEMPTED") : job.arrayNode().add("PREEMPTED"));
       assertThat(SlurmJson.job(job).preempting()).as(v + " once it ended").isFalse();
     }
   }
