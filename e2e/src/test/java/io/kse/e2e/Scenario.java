@@ -168,6 +168,11 @@ abstract class Scenario {
    * when given: training work, or filler that keeps a node busy.
    */
   long sbatch(String partition, String node) {
+    return sbatch(partition, node, 8, true);
+  }
+
+  /** A one-node sbatch job asking {@code gpus} GPUs, the node to itself if {@code exclusive}. */
+  long sbatch(String partition, String node, int gpus, boolean exclusive) {
     LocalSlurmCluster c = stack.slurmCluster();
     List<String> cmd =
         new ArrayList<>(
@@ -176,9 +181,8 @@ abstract class Scenario {
                 "--parsable",
                 "-p",
                 partition,
-                "--exclusive",
                 "-N1",
-                "--gres=gpu:h100:8",
+                "--gres=gpu:h100:" + gpus,
                 "-J",
                 "e2e-" + partition,
                 "-o",
@@ -187,6 +191,9 @@ abstract class Scenario {
                 c.env("KSE_LAB_JOB_DIR")));
     if (node != null) {
       cmd.addAll(List.of("-w", node));
+    }
+    if (exclusive) {
+      cmd.add("--exclusive");
     }
     cmd.addAll(List.of("--wrap", "sleep 3600"));
     long id = Long.parseLong(c.cli(cmd.toArray(String[]::new)).trim().split(";")[0]);

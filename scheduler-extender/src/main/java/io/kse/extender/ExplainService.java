@@ -34,6 +34,7 @@ final class ExplainService {
       new ObjectMapper().registerModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module());
 
   private final PodSource pods;
+  private final io.kse.extender.dra.GpuClaims gpuClaims;
   private final Supplier<PlacementPolicy> policy;
   private final PreemptionLedger ledger;
   private final PlaceholderRegistry registry;
@@ -50,7 +51,9 @@ final class ExplainService {
       PreemptionLedger ledger,
       PlaceholderRegistry registry,
       SlurmStateCache cache,
-      Clock clock) {
+      Clock clock,
+      io.kse.extender.dra.GpuClaims gpuClaims) {
+    this.gpuClaims = gpuClaims;
     this.pods = pods;
     this.policy = policy;
     this.ledger = ledger;
@@ -102,8 +105,21 @@ final class ExplainService {
 
   /** The pod's own decision, or its group's (from every member there is, leader first). */
   private Decision decide(Placement placement, Pod pod) {
+    try {
+      return decideAsSubmitted(placement, pod);
+    } catch (io.kse.extender.dra.ClaimProblem e) {
+      return new Decision.Reject("-", e.getMessage(), List.of());
+    }
+  }
+
+  /** The pod as the submitter reads it: its manifest, and the GPUs its ResourceClaims ask. */
+  private PodFacts facts(Pod p) {
+    return PodManifest.facts(JSON.valueToTree(p)).withDraGpus(gpuClaims.gpusAsked(p));
+  }
+
+  private Decision decideAsSubmitted(Placement placement, Pod pod) {
     if (placement.group().isEmpty()) {
-      return policy.get().decide(PodManifest.facts(JSON.valueToTree(pod)), ledger, clock.instant());
+      return policy.get().decide(facts(pod), ledger, clock.instant());
     }
     Placement.Group g = placement.group().get();
     List<PodFacts> members = new ArrayList<>();
@@ -113,9 +129,9 @@ final class ExplainService {
         .flatMap(Optional::stream)
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .limit(placement.size())
-        .forEach(p -> members.add(PodManifest.facts(JSON.valueToTree(p))));
+        .forEach(p -> members.add(facts(p)));
     if (members.isEmpty()) {
-      members.add(PodManifest.facts(JSON.valueToTree(pod)));
+      members.add(facts(pod));
     }
     return policy
         .get()

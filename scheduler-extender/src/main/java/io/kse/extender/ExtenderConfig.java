@@ -40,7 +40,17 @@ public record ExtenderConfig(
     Duration groupIncompleteWait,
     boolean podGroups,
     Optional<String> clusterId,
+    Dra dra,
     SlurmConfig slurm) {
+
+  /**
+   * How pods' DRA ResourceClaims are served from Slurm's GPUs (docs/gpu-ownership.md).
+   *
+   * @param gpuDeviceClasses DeviceClasses whose requests are GPUs Slurm allocates
+   * @param driver the DRA driver publishing the GPUs in ResourceSlices
+   * @param indexAttribute the device attribute equal to Slurm's GPU index
+   */
+  public record Dra(java.util.Set<String> gpuDeviceClasses, String driver, String indexAttribute) {}
 
   /** How cordons reach Slurm: {@code rest} (v0.0.41+), {@code scontrol} (22.05), or off. */
   public enum DrainVia {
@@ -204,6 +214,23 @@ public record ExtenderConfig(
           30_000,
           0,
           86_400_000);
+  static final Setting<String> DRA_GPU_CLASSES =
+      Setting.string(
+          "KSE_DRA_GPU_DEVICE_CLASSES",
+          "comma-separated DeviceClasses whose ResourceClaim requests are GPUs: the extender"
+              + " allocates such claims from the GPU indices Slurm gives the pod's placeholder",
+          "gpu.nvidia.com");
+  static final Setting<String> DRA_DRIVER =
+      Setting.string(
+          "KSE_DRA_GPU_DRIVER",
+          "the DRA driver whose ResourceSlices publish the nodes' GPUs",
+          "gpu.nvidia.com");
+  static final Setting<String> DRA_INDEX_ATTRIBUTE =
+      Setting.string(
+          "KSE_DRA_GPU_INDEX_ATTRIBUTE",
+          "the device attribute holding a GPU's index, the number Slurm's gres_detail IDX uses"
+              + " for the same GPU (the NVIDIA DRA driver's index)",
+          "index");
   static final Setting<Boolean> POD_GROUPS =
       Setting.bool(
           "KSE_POD_GROUPS",
@@ -265,6 +292,9 @@ public record ExtenderConfig(
           GROUP_INCOMPLETE_WAIT,
           POD_GROUPS,
           CLUSTER_ID,
+          DRA_GPU_CLASSES,
+          DRA_DRIVER,
+          DRA_INDEX_ATTRIBUTE,
           SCONTROL_CONF,
           LOG_LEVEL,
           FIELD_SELECTOR);
@@ -377,6 +407,13 @@ public record ExtenderConfig(
             GROUP_INCOMPLETE_WAIT.read(r),
             POD_GROUPS.read(r),
             clusterId,
+            new Dra(
+                java.util.Arrays.stream(DRA_GPU_CLASSES.read(r).split(","))
+                    .map(String::trim)
+                    .filter(s -> !s.isEmpty())
+                    .collect(java.util.stream.Collectors.toUnmodifiableSet()),
+                DRA_DRIVER.read(r),
+                DRA_INDEX_ATTRIBUTE.read(r)),
             slurm);
     r.throwIfAny("invalid settings");
     return c;

@@ -130,6 +130,9 @@ public final class ExtenderService implements AutoCloseable {
     this.synced = () -> cache.synced() && pods.synced();
     PlaceholderRegistry registry = new PlaceholderRegistry();
     PreemptionLedger ledger = new PreemptionLedger();
+    io.kse.extender.dra.GpuClaims gpuClaims =
+        new io.kse.extender.dra.FabricGpuClaims(
+            kube, cfg.dra().gpuDeviceClasses(), cfg.dra().driver(), cfg.dra().indexAttribute());
     this.reconciler =
         new PlacementReconciler(
             slurm,
@@ -151,6 +154,7 @@ public final class ExtenderService implements AutoCloseable {
             podGroups,
             cfg.groupIncompleteWait(),
             cluster,
+            gpuClaims,
             metrics);
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
@@ -169,7 +173,8 @@ public final class ExtenderService implements AutoCloseable {
                 new FabricPodBinder(kube),
                 actions,
                 reconciler::bound,
-                reconciler::placementOf),
+                reconciler::placementOf,
+                gpuClaims),
             metrics,
             () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
             synced,
@@ -182,7 +187,8 @@ public final class ExtenderService implements AutoCloseable {
                     ledger,
                     registry,
                     cache,
-                    clock)
+                    clock,
+                    gpuClaims)
                 ::explain,
             new KubeCallerCheck(kube, clock),
             h.limits(),

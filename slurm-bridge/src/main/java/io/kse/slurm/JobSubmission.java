@@ -72,17 +72,16 @@ public record JobSubmission(
     EXTERNAL
   }
 
-  /** The placeholder's batch script: it only holds the allocation until it is cancelled. */
   /**
-   * The batch placeholder. It ignores SIGTERM (and {@code sleep} inherits that): when Slurm
-   * preempts it with a GraceTime, the first SIGTERM must not end the job and free the GPUs while
-   * the pod still runs; the extender cancels it (SIGKILL) once the pod is gone, or Slurm kills it
-   * when the grace time ends.
+   * The batch placeholder: it only holds the allocation until it is cancelled. When Slurm preempts
+   * it with a GraceTime, the first SIGTERM goes to the job's steps, not to the batch shell
+   * (slurm.conf GraceTime; seen live on 22.05: a preempted {@code exec sleep infinity} runs on
+   * until its new end time), so it holds its GPUs until the extender cancels it once the pod is
+   * gone. It must not ignore SIGTERM: a cancel's SIGTERM ends it at once (the next job started 0.1
+   * s after scancel), where ignoring it would keep the node for KillWait (30 s by default) more.
    */
   public static final String PLACEHOLDER_SCRIPT =
       "#!/bin/sh\n# kube-slurm-extender placeholder: holds this allocation for a Kubernetes pod\n"
-          + "# until the extender cancels it; a preemption's SIGTERM must not free the GPUs early\n"
-          + "trap '' TERM\n"
           + "exec sleep infinity\n";
 
   public JobSubmission {

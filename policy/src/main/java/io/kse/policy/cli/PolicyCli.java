@@ -87,6 +87,11 @@ public final class PolicyCli {
           spec.commandLine()
               .getOut()
               .printf("%s: valid (%d tiers, default %s)%n", f, p.tiers().size(), p.defaultTier());
+          for (io.kse.policy.model.Tier t : p.tiers()) {
+            if (t.match().isPresent() || t.name().equals(p.defaultTier())) {
+              spec.commandLine().getOut().printf("  tier %s: %s%n", t.name(), gpuOwnership(t));
+            }
+          }
         } catch (PolicyValidationException e) {
           code = INVALID;
           for (String problem : e.problems()) {
@@ -99,6 +104,20 @@ public final class PolicyCli {
       }
       return code;
     }
+  }
+
+  /** One line on how a tier's pods own their GPUs (docs/gpu-ownership.md). */
+  static String gpuOwnership(io.kse.policy.model.Tier t) {
+    String dra = "DRA claims get the GPUs Slurm allocates, part of a node allowed; ";
+    if (t.slurm().exclusive()) {
+      return dra + "every placeholder holds its nodes whole (slurm.exclusive)";
+    }
+    if (t.riskGpuOverlapWithSlurmJobs()) {
+      return dra
+          + "device-plugin pods may take part of a node (riskGpuOverlapWithSlurmJobs: declared"
+          + " unshared; safe only if these nodes never run Slurm jobs beside pods)";
+    }
+    return dra + "device-plugin pods get whole nodes";
   }
 
   @Command(
@@ -124,6 +143,14 @@ public final class PolicyCli {
         paramLabel = "ISO-8601",
         description = "the time to judge runtimes at (default: now)")
     Instant now;
+
+    @Option(
+        names = "--claim-gpus",
+        paramLabel = "N",
+        description =
+            "GPUs the pod asks through DRA ResourceClaims (the extender reads this from the pod's"
+                + " ResourceClaimTemplates; this command cannot)")
+    Long claimGpus;
 
     @Parameters(arity = "1..*", paramLabel = "POD")
     List<Path> pods;
@@ -154,6 +181,13 @@ public final class PolicyCli {
         }
       } else {
         PodFacts facts = PodManifest.parse(first);
+        if (claimGpus != null) {
+          facts = facts.withDraGpus(claimGpus);
+        } else if (first.contains("resourceClaims")) {
+          out.println(
+              "note: the pod has ResourceClaims; give --claim-gpus N for the GPUs they ask, or"
+                  + " its GPU ownership mode is judged without them");
+        }
         d = new PlacementPolicy(p).decide(facts, ledger, at);
         out.printf("pod %s: tier %s%n", facts.ref(), d.tier());
       }

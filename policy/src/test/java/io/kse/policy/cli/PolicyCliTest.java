@@ -27,6 +27,10 @@ class PolicyCliTest {
       throws Exception {
     assertThat(run("validate", ex("minimal.yaml"), ex("lab.yaml"))).isZero();
     assertThat(out.toString()).contains("minimal.yaml: valid (2 tiers, default inference)");
+    assertThat(out.toString())
+        .contains(
+            "  tier inference: DRA claims get the GPUs Slurm allocates, part of a node allowed;"
+                + " device-plugin pods get whole nodes");
     Path bad =
         Files.writeString(
             dir.resolve("bad.yaml"),
@@ -92,6 +96,36 @@ class PolicyCliTest {
     assertThat(out.toString())
         .contains("group kse/g")
         .contains("REJECTED: the members of group kse/g disagree on their tier");
+  }
+
+  @Test
+  void explainSaysWhichGpuOwnershipModeApplies(@TempDir Path dir) throws Exception {
+    Path plugin =
+        Files.writeString(
+            dir.resolve("plugin.yaml"),
+            "kind: Pod\nmetadata: {name: p, namespace: serving}\nspec: {priorityClassName:"
+                + " inference, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]}\n");
+    assertThat(run("explain", "--policy", ex("lab.yaml"), plugin.toString())).isZero();
+    assertThat(out.toString())
+        .contains("gpu ownership => whole node: the device plugin, not Slurm, picks the pod's 2")
+        .contains("gres=gpu:h100:2")
+        .contains(" exclusive");
+    out.getBuffer().setLength(0);
+    Path dra =
+        Files.writeString(
+            dir.resolve("dra.yaml"),
+            "kind: Pod\nmetadata: {name: d, namespace: serving}\nspec: {priorityClassName:"
+                + " inference, resourceClaims: [{name: gpus, resourceClaimTemplateName: four}],"
+                + " containers: [{name: c, resources: {claims: [{name: gpus}]}}]}\n");
+    assertThat(run("explain", "--policy", ex("lab.yaml"), "--claim-gpus", "4", dra.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains("gpu ownership => DRA: the extender allocates the pod's ResourceClaims")
+        .contains("gres=gpu:h100:4")
+        .doesNotContain(" exclusive");
+    out.getBuffer().setLength(0);
+    assertThat(run("explain", "--policy", ex("lab.yaml"), dra.toString())).isZero();
+    assertThat(out.toString()).contains("note: the pod has ResourceClaims; give --claim-gpus N");
   }
 
   @Test

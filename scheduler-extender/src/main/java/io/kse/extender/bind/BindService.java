@@ -1,5 +1,7 @@
 package io.kse.extender.bind;
 
+import io.kse.extender.dra.ClaimProblem;
+import io.kse.extender.dra.GpuClaims;
 import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
@@ -34,6 +36,7 @@ public final class BindService {
   private final PodActions actions;
   private final Consumer<PodRef> onBound;
   private final Function<PodRef, Placement> placementOf;
+  private final GpuClaims gpuClaims;
 
   public BindService(
       SlurmStateCache slurm,
@@ -42,7 +45,9 @@ public final class BindService {
       PodBinder binder,
       PodActions actions,
       Consumer<PodRef> onBound,
-      Function<PodRef, Placement> placementOf) {
+      Function<PodRef, Placement> placementOf,
+      GpuClaims gpuClaims) {
+    this.gpuClaims = gpuClaims;
     this.placementOf = placementOf;
     this.slurm = slurm;
     this.pods = pods;
@@ -95,6 +100,10 @@ public final class BindService {
       return "kse: refusing to bind " + pod + " to " + node + ": " + why;
     }
     long jobId = job.get().id();
+    Optional<String> claimsRefused = allocateClaims(pod, node, job.get());
+    if (claimsRefused.isPresent()) {
+      return "kse: " + claimsRefused.get();
+    }
     PodBinder.Outcome o = binder.bind(pod, node);
     LOG.info(
         "bind pod={} uid={} node={} slurmJob={} result={}",
@@ -115,5 +124,67 @@ public final class BindService {
       actions.event(pod, EventReason.BIND_FAILED, "binding to " + node + " failed: " + o.message());
     }
     return "kse: " + o.message();
+  }
+
+  /**
+   * A pod with ResourceClaims gets exactly the GPUs Slurm gave its placeholder on this node,
+   * written into its claims before the Binding (the kubelet starts it only with allocated claims).
+   * Returns why it cannot, if so.
+   */
+  private Optional<String> allocateClaims(PodRef ref, String node, SlurmJob job) {
+    Optional<io.fabric8.kubernetes.api.model.Pod> pod = pods.pod(ref);
+    if (pod.isEmpty() || !GpuClaims.hasClaims(pod.get())) {
+      return Optional.empty();
+    }
+    String slurmNode =
+        job.nodes().stream()
+            .filter(n -> nodeNames.kubernetes(n).equals(node))
+            .findFirst()
+            .orElse(node);
+    String why;
+    try {
+      java.util.List<Integer> indices =
+          job.gpuIndicesOn(slurmNode)
+              .orElseThrow(
+                  () ->
+                      new ClaimProblem(
+                          "Slurm did not say which GPUs job "
+                              + job.id()
+                              + " holds on "
+                              + slurmNode
+                              + " (gres_detail has no IDX: GPUs in gres.conf need File=)"));
+      String allocated = gpuClaims.allocate(pod.get(), node, indices);
+      LOG.info(
+          "claims_allocated pod={} uid={} node={} slurmJob={} gpuIndices={} claims=\"{}\"",
+          ref,
+          ref.uid(),
+          node,
+          job.id(),
+          indices,
+          allocated);
+      actions.event(
+          ref,
+          EventReason.GPUS_ALLOCATED,
+          "ResourceClaims allocated the GPUs Slurm job "
+              + job.id()
+              + " holds on "
+              + node
+              + " (indices "
+              + indices
+              + "): "
+              + allocated);
+      return Optional.empty();
+    } catch (ClaimProblem e) {
+      why = e.getMessage();
+    }
+    LOG.info(
+        "bind_refused pod={} uid={} node={} slurmJob={} reason=\"{}\"",
+        ref,
+        ref.uid(),
+        node,
+        job.id(),
+        Untrusted.text(why));
+    actions.event(ref, EventReason.BIND_FAILED, "cannot allocate the pod's GPUs: " + why);
+    return Optional.of("cannot allocate the GPUs of " + ref + ": " + why);
   }
 }

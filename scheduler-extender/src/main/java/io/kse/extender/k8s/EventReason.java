@@ -10,6 +10,8 @@ public enum EventReason {
   REJECTED("PlacementRejected", true),
   ALLOCATED("AllocatedBySlurm", false),
   BOUND("BoundToSlurmNode", false),
+  /** The pod's ResourceClaims were allocated the GPUs Slurm gave its placeholder. */
+  GPUS_ALLOCATED("GpusAllocatedFromSlurm", false),
   BIND_FAILED("BindFailed", true),
   /** The job ended or lost its nodes: a bound pod is evicted, a pending one gets a new job. */
   JOB_ENDED("SlurmJobEnded", true),

@@ -111,6 +111,7 @@ public final class PlacementReconciler {
       PodGroupSource podGroups,
       Duration groupIncompleteWait,
       io.kse.extender.k8s.ClusterIdentity cluster,
+      io.kse.extender.dra.GpuClaims gpuClaims,
       ExtenderMetrics metrics) {
     this.cluster = cluster;
     this.podGroups = podGroups;
@@ -140,7 +141,8 @@ public final class PlacementReconciler {
             workDir,
             shape,
             this::domainsTakenBesides,
-            cluster);
+            cluster,
+            gpuClaims);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);

@@ -44,6 +44,7 @@ final class Submitter {
   private final JobSubmission.Shape shape;
   private final java.util.function.Function<String, java.util.Set<String>> domainsTaken;
   private final io.kse.extender.k8s.ClusterIdentity cluster;
+  private final io.kse.extender.dra.GpuClaims gpuClaims;
 
   Submitter(
       SlurmClient slurm,
@@ -55,7 +56,9 @@ final class Submitter {
       String workDir,
       JobSubmission.Shape shape,
       java.util.function.Function<String, java.util.Set<String>> domainsTaken,
-      io.kse.extender.k8s.ClusterIdentity cluster) {
+      io.kse.extender.k8s.ClusterIdentity cluster,
+      io.kse.extender.dra.GpuClaims gpuClaims) {
+    this.gpuClaims = gpuClaims;
     this.domainsTaken = domainsTaken;
     this.cluster = cluster;
     this.slurm = slurm;
@@ -78,7 +81,10 @@ final class Submitter {
     List<PodFacts> facts = new ArrayList<>();
     for (Pod pod : pods) {
       try {
-        facts.add(PodManifest.facts(JSON.valueToTree(pod)));
+        facts.add(PodManifest.facts(JSON.valueToTree(pod)).withDraGpus(gpuClaims.gpusAsked(pod)));
+      } catch (io.kse.extender.dra.ClaimProblem e) {
+        reject(placement, refs, "pod " + pod.getMetadata().getName() + ": " + e.getMessage());
+        return 0;
       } catch (IllegalArgumentException e) {
         reject(
             placement,

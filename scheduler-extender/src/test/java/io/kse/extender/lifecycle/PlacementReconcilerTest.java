@@ -134,6 +134,7 @@ class PlacementReconcilerTest {
         PodGroupSource.none(),
         GROUP_WAIT,
         io.kse.extender.k8s.ClusterIdentity.of(CLUSTER),
+        io.kse.extender.dra.GpuClaims.none(),
         metrics);
   }
 

@@ -1,0 +1,377 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One owner per GPU (docs/gpu-ownership.md), on the real control plane and real Slurm: DRA claims
+ * get exactly the GPUs Slurm gave the pod's placeholder and none a training job holds; a
+ * device-plugin pod gets a whole node; a placeholder Slurm preempts holds its node until the pod is
+ * gone.
+ */
+class GpuOwnershipE2E extends Scenario {
+  static final String DRIVER = "gpu.nvidia.com";
+  static final String SERVING = "serving"; // the tier without riskGpuOverlapWithSlurmJobs
+
+  /** What the NVIDIA DRA driver would publish: a DeviceClass, and 8 GPUs per node with index. */
+  @BeforeEach
+  void publishGpusAsTheDraDriverWould() {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: DeviceClass
+            metadata: {name: gpu.nvidia.com}
+            spec:
+              selectors:
+                - cel: {expression: "device.driver == 'gpu.nvidia.com'"}
+            """)
+        .serverSideApply();
+    for (String node : stack.gpuNodes()) {
+      StringBuilder devices = new StringBuilder();
+      for (int i = 0; i < 8; i++) {
+        devices.append(
+            """
+                - name: gpu-%d
+                  attributes:
+                    index: {int: %d}
+                    type: {string: gpu}
+                    uuid: {string: GPU-%s-%d}
+            """
+                .formatted(i, i, node, i));
+      }
+      kube.resource(
+              """
+              apiVersion: resource.k8s.io/v1
+              kind: ResourceSlice
+              metadata: {name: e2e-gpus-%s}
+              spec:
+                driver: gpu.nvidia.com
+                nodeName: %s
+                pool: {name: %s, generation: 1, resourceSliceCount: 1}
+                devices:
+              %s"""
+                  .formatted(node, node, node, devices))
+          .serverSideApply();
+    }
+  }
+
+  PodBuilder servingPod(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .withLabels(Map.of("app", "model-server", "kse-test/tier", SERVING))
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(SCHEDULER)
+        .withTerminationGracePeriodSeconds(0L)
+        .endSpec();
+  }
+
+  /** A serving pod whose 4 GPUs come through a ResourceClaimTemplate (no nvidia.com/gpu). */
+  Pod draPod(String name) {
+    return create(
+        servingPod(name)
+            .editSpec()
+            .addNewResourceClaim()
+            .withName("gpus")
+            .withResourceClaimTemplateName("four-gpus")
+            .endResourceClaim()
+            .addNewContainer()
+            .withName("server")
+            .withImage("registry.example/model-server:1")
+            .withNewResources()
+            .addNewClaim()
+            .withName("gpus")
+            .endClaim()
+            .endResources()
+            .endContainer()
+            .endSpec());
+  }
+
+  /** The GPU indices a job holds on a node, as Slurm says ({@code gres_detail}). */
+  List<Integer> indices(long jobId, String node) {
+    return slurm
+        .job(jobId)
+        .flatMap(j -> j.gpuIndicesOn(node))
+        .orElseThrow(() -> new AssertionError("Slurm names no GPU index of job " + jobId));
+  }
+
+  @Test
+  void draClaimsGetExactlyTheGpusSlurmGaveAndNoneATrainingJobHolds() {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    // a 4-GPU training job on every GPU node: each node has 4 GPUs left, and Slurm chose which
+    Map<String, Long> training = new java.util.LinkedHashMap<>();
+    for (String node : stack.gpuNodes()) {
+      training.put(node, sbatch("training", node, 4, false));
+    }
+    await("training running")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                training.values().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaimTemplate
+            metadata: {name: four-gpus, namespace: %s}
+            spec:
+              spec:
+                devices:
+                  requests:
+                    - name: gpus
+                      exactly: {deviceClassName: gpu.nvidia.com, allocationMode: ExactCount, count: 4}
+            """
+                .formatted(ns))
+        .create();
+    List<Pod> pods = List.of(draPod("dra-0"), draPod("dra-1"));
+    for (Pod p : pods) {
+      Pod bound = awaitBound(p.getMetadata().getName());
+      String node = bound.getSpec().getNodeName();
+      SlurmJob placeholder = placeholderOf(bound);
+      assertThat(placeholder.gresDetail()).as("Slurm's allocation").isNotEmpty();
+      List<Integer> slurmGave = indices(placeholder.id(), node);
+      ResourceClaim claim = claimOf(bound);
+      List<Integer> claimGot =
+          claim.getStatus().getAllocation().getDevices().getResults().stream()
+              .peek(r -> assertThat(r.getDriver()).isEqualTo(DRIVER))
+              .peek(r -> assertThat(r.getPool()).isEqualTo(node))
+              .map(DeviceRequestAllocationResult::getDevice)
+              .map(d -> Integer.valueOf(d.substring("gpu-".length())))
+              .sorted()
+              .toList();
+      List<Integer> trainingHolds = indices(training.get(node), node);
+      System.out.printf(
+          "[e2e] %s on %s: Slurm job %d holds GPUs %s, its claim got %s; training job %d holds"
+              + " %s%n",
+          p.getMetadata().getName(),
+          node,
+          placeholder.id(),
+          slurmGave,
+          claimGot,
+          training.get(node),
+          trainingHolds);
+      assertThat(claimGot).as("the claim's devices are Slurm's GPUs").isEqualTo(slurmGave);
+      assertThat(Collections.disjoint(claimGot, trainingHolds))
+          .as("no GPU of the training job on " + node)
+          .isTrue();
+      assertThat(claim.getStatus().getReservedFor())
+          .as("reserved for the pod before it was bound")
+          .anyMatch(r -> r.getUid().equals(bound.getMetadata().getUid()));
+      assertThat(eventReasons(p.getMetadata().getName())).contains("GpusAllocatedFromSlurm");
+    }
+  }
+
+  ResourceClaim claimOf(Pod pod) {
+    AtomicReference<ResourceClaim> claim = new AtomicReference<>();
+    await("the claim of " + pod.getMetadata().getName() + " allocated")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Pod now = pod(pod.getMetadata().getName());
+              String name =
+                  now.getStatus().getResourceClaimStatuses().stream()
+                      .filter(s -> s.getName().equals("gpus"))
+                      .findFirst()
+                      .orElseThrow()
+                      .getResourceClaimName();
+              claim.set(kube.resources(ResourceClaim.class).inNamespace(ns).withName(name).get());
+              return claim.get().getStatus() != null
+                  && claim.get().getStatus().getAllocation() != null;
+            });
+    return claim.get();
+  }
+
+  @Test
+  void aDevicePluginPodAskingTwoGpusGetsAWholeNode() {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    Map<String, Long> training = new java.util.LinkedHashMap<>();
+    for (String node : stack.gpuNodes()) {
+      training.put(node, sbatch("training", node, 4, false));
+    }
+    await("training running")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                training.values().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    Pod pod =
+        create(
+            servingPod("plugin-2")
+                .editSpec()
+                .addNewContainer()
+                .withName("server")
+                .withImage("registry.example/model-server:1")
+                .withNewResources()
+                .withLimits(
+                    Map.of("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("2")))
+                .endResources()
+                .endContainer()
+                .endSpec());
+    Pod bound = awaitBound("plugin-2");
+    String node = bound.getSpec().getNodeName();
+    SlurmJob placeholder = placeholderOf(pod);
+    // 4 GPUs were free on every node, yet the training job there had to go: the node is whole
+    assertThat(slurm.job(training.get(node)).map(SlurmJob::state))
+        .as("the training job on " + node)
+        .isNotEqualTo(Optional.of(JobState.RUNNING));
+    assertThat(
+            jobs().stream()
+                .filter(Scenario::running)
+                .filter(j -> j.id() != placeholder.id())
+                .filter(j -> j.nodes().contains(node))
+                .toList())
+        .as("no other running job on " + node)
+        .isEmpty();
+    String shown =
+        stack.slurmCluster().cli("scontrol", "show", "job", Long.toString(placeholder.id()));
+    assertThat(shown).contains("OverSubscribe=NO");
+    System.out.printf(
+        "[e2e] a 2-GPU device-plugin pod: Slurm job %d holds %s whole%n", placeholder.id(), node);
+  }
+
+  /**
+   * Slurm preempts bound pods' placeholders (a job of the higher critical partition): each
+   * placeholder holds its node within GraceTime until its pod is gone, and the critical job starts
+   * only then. One pod is kept Terminating by a finalizer for a while, to show that the hold waits
+   * for the pod, not for a clock; three others measure how long the hold takes.
+   */
+  @Test
+  void aPreemptedPlaceholderHoldsItsNodeUntilThePodIsGone() {
+    assumeTrue(stack.managed(), "submits jobs with sbatch: needs the local Slurm CLI");
+    List<String> names = List.of("held-0", "quick-1", "quick-2", "quick-3");
+    for (String n : names) {
+      PodBuilder b = inferencePod(n, 8);
+      if (n.startsWith("held")) {
+        b.editMetadata().withFinalizers("e2e.kse.io/hold").endMetadata();
+      }
+      create(b);
+    }
+    Map<String, String> nodeOf = new java.util.LinkedHashMap<>();
+    Map<String, SlurmJob> placeholder = new java.util.LinkedHashMap<>();
+    for (String n : names) {
+      Pod p = awaitBound(n);
+      nodeOf.put(n, p.getSpec().getNodeName());
+      placeholder.put(n, placeholderOf(p));
+    }
+    Map<String, Long> critical = new java.util.LinkedHashMap<>();
+    for (String n : names) {
+      critical.put(n, sbatch("critical", nodeOf.get(n)));
+    }
+    // Slurm chose every placeholder for preemption; each runs on within its grace time. Seen
+    // from here every 100 ms: when each was first seen preempted, and when the quick ones ended.
+    Map<String, Instant> preemptedAt = new java.util.LinkedHashMap<>();
+    Map<String, Instant> seenPreempted = new java.util.LinkedHashMap<>();
+    Map<String, Instant> seenEnded = new java.util.LinkedHashMap<>();
+    await("Slurm chose the placeholders for preemption, the quick ones ended")
+        .atMost(Duration.ofSeconds(25))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              for (String n : names) {
+                Optional<SlurmJob> j = slurm.job(placeholder.get(n).id());
+                j.filter(SlurmJob::preempting)
+                    .flatMap(SlurmJob::preemptTime)
+                    .ifPresent(
+                        t -> {
+                          preemptedAt.putIfAbsent(n, t);
+                          seenPreempted.putIfAbsent(n, Instant.now());
+                        });
+                if (seenPreempted.containsKey(n) && j.map(x -> x.state().isFinal()).orElse(false)) {
+                  seenEnded.putIfAbsent(n, Instant.now());
+                }
+              }
+              return preemptedAt.size() == names.size() && seenEnded.size() == names.size() - 1;
+            });
+    assertThat(seenEnded).as("held-0's pod is still there").doesNotContainKey("held-0");
+    // the held pod is Terminating (evicted) but its containers "run": its node stays held
+    await("held-0 evicted")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> pod("held-0").getMetadata().getDeletionTimestamp() != null);
+    assertThat(eventReasons("held-0")).contains("SlurmPreemptingPlaceholder");
+    Instant watchUntil = Instant.now().plusSeconds(8);
+    while (Instant.now().isBefore(watchUntil)) {
+      assertThat(slurm.job(critical.get("held-0")).map(SlurmJob::state))
+          .as("the critical job waits while held-0 is Terminating")
+          .contains(JobState.PENDING);
+      assertThat(slurm.job(placeholder.get("held-0").id()).map(SlurmJob::state))
+          .contains(JobState.RUNNING);
+      sleepMs(250);
+    }
+    // the kubelet confirms the containers stopped: the pod goes, the node goes to Slurm
+    kube.pods()
+        .inNamespace(ns)
+        .withName("held-0")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+    await("held-0 gone").atMost(Duration.ofSeconds(10)).until(() -> pod("held-0") == null);
+    Instant gone = Instant.now();
+    await("every critical job running")
+        .atMost(Duration.ofSeconds(40))
+        .until(
+            () ->
+                critical.values().stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    Instant criticalStart =
+        slurm.job(critical.get("held-0")).orElseThrow().startTime().orElseThrow();
+    System.out.printf(
+        "[e2e] held-0: pod gone at %s, the critical job on %s started at %s (Slurm, 1 s"
+            + " resolution)%n",
+        gone, nodeOf.get("held-0"), criticalStart);
+    assertThat(criticalStart)
+        .as("the next Slurm job started only after the pod was gone")
+        .isAfterOrEqualTo(gone.truncatedTo(ChronoUnit.SECONDS).minusSeconds(1));
+    // how long each preempted placeholder held its node: Slurm's preempt and end times (1 s
+    // resolution), and as seen from here (seen preempted -> seen ended, 100 ms polls)
+    List<Long> holdsMs = new ArrayList<>();
+    for (String n : names) {
+      SlurmJob ended = slurm.job(placeholder.get(n).id()).orElseThrow();
+      assertThat(ended.state().isFinal()).isTrue();
+      long held = Duration.between(preemptedAt.get(n), ended.endTime().orElseThrow()).toSeconds();
+      String seen = "";
+      if (seenEnded.containsKey(n)) {
+        long ms = Duration.between(seenPreempted.get(n), seenEnded.get(n)).toMillis();
+        holdsMs.add(ms);
+        seen = ", seen " + ms + " ms";
+      }
+      System.out.printf(
+          "[e2e] %s: placeholder %d held %s for %d s after Slurm preempted it (Slurm's times%s)%n",
+          n, ended.id(), nodeOf.get(n), held, seen);
+    }
+    Collections.sort(holdsMs);
+    System.out.printf(
+        "[e2e] hold after a preemption signal, pod stopping at once: n=%d p50=%d ms max=%d ms"
+            + " (seen preempted -> seen ended, 100 ms polls)%n",
+        holdsMs.size(), holdsMs.get(holdsMs.size() / 2), holdsMs.get(holdsMs.size() - 1));
+  }
+
+  static void sleepMs(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package io.kse.extender.dra;
+
+/**
+ * One device request of one of a pod's ResourceClaims, as far as GPU ownership cares.
+ *
+ * @param claim the claim's name (for a template, the pod's claim entry until the claim exists)
+ * @param request the request's name within the claim
+ * @param deviceClass its {@code deviceClassName}; empty for a {@code firstAvailable} request
+ * @param allocationMode {@code ExactCount} (the default) or {@code All}
+ * @param count how many devices it asks ({@code ExactCount})
+ * @param firstAvailable whether it is a list of alternatives rather than one exact request
+ */
+public record GpuRequest(
+    String claim,
+    String request,
+    String deviceClass,
+    String allocationMode,
+    long count,
+    boolean firstAvailable) {}
