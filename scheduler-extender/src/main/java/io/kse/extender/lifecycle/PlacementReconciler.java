@@ -145,7 +145,8 @@ public final class PlacementReconciler {
             gpuClaims);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
-        new PreemptionAttribution(policy, ledger, actions, metrics, clock, workers, mayAct);
+        new PreemptionAttribution(
+            policy, ledger, actions, metrics, clock, workers, mayAct, this::tierOfPod);
     metrics.placeholders(registry::count, PlaceholderRegistry.STATES, Class::getSimpleName);
     metrics.heldForTerminating(heldForTerminating::size);
   }
@@ -789,6 +790,20 @@ public final class PlacementReconciler {
 
   private Optional<Duration> age(Pod pod) {
     return created(pod).map(c -> Duration.between(c, clock.instant()));
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper POD_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** The tier the policy gives the pod now, if the informer holds it and it is readable. */
+  private Optional<String> tierOfPod(PodRef ref) {
+    try {
+      return pods.pod(ref)
+          .map(
+              p -> policy.get().tierName(io.kse.policy.PodManifest.facts(POD_JSON.valueToTree(p))));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   /** When the pod's grace period ends (its deletion timestamp), if it is being deleted. */

@@ -31,6 +31,9 @@ final class PreemptionAttribution {
   private final java.util.function.BooleanSupplier mayAct;
   private final PreemptionTracker tracker = new PreemptionTracker(this::preempted);
 
+  /** The tier the policy gives a pod the informer holds; empty when it is gone. */
+  private final java.util.function.Function<PodRef, java.util.Optional<String>> podTier;
+
   PreemptionAttribution(
       Supplier<PlacementPolicy> policy,
       PreemptionLedger ledger,
@@ -38,7 +41,9 @@ final class PreemptionAttribution {
       ExtenderMetrics metrics,
       Clock clock,
       Executor workers,
-      java.util.function.BooleanSupplier mayAct) {
+      java.util.function.BooleanSupplier mayAct,
+      java.util.function.Function<PodRef, java.util.Optional<String>> podTier) {
+    this.podTier = podTier;
     this.policy = policy;
     this.ledger = ledger;
     this.actions = actions;
@@ -54,9 +59,14 @@ final class PreemptionAttribution {
 
   private void preempted(SlurmJob placeholder, SlurmJob victim) {
     var p = policy.get().policy();
+    // the pod's own tier: several tiers may share the placeholder's partition or QoS
     String tier =
-        p.tierOfSlurmJob(placeholder.partition(), placeholder.qos())
-            .map(t -> t.name())
+        placeholder
+            .placeholder()
+            .flatMap(t -> podTier.apply(PodRef.of(t)))
+            .or(
+                () ->
+                    p.tierOfSlurmJob(placeholder.partition(), placeholder.qos()).map(t -> t.name()))
             .orElse("unknown");
     String victimTier =
         p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");

@@ -44,6 +44,10 @@ class PlacementReconcilerTest {
       cluster: {preemptMode: partition, gpuGres: gpu, gpuType: h100, nvlinkDomainFeatures: [nvl-0, nvl-1]}
       defaultTier: inference
       tiers:
+        - name: serving
+          match: {labels: {kse-test/tier: serving}}
+          slurm: {partition: inference}
+          mayPreempt: [training]
         - name: inference
           slurm: {partition: inference}
           mayPreempt: [training]
