@@ -1,10 +1,15 @@
 # kube-slurm-extender image: the shaded extender jar on a JRE, non-root, nothing else.
 #   docker build -t ghcr.io/kube-slurm-extender/kse-scheduler-extender:0.1.0 .
+# The bases are build arguments: any JDK 17 / JRE 17 image (./kse image builds Debian ones with
+# debootstrap where public registries are out of reach: docs/install.md).
 # Tags: <version> (the Maven project version, which `java -jar … --version` prints) for releases,
 # <version>-<git short sha> for builds from main; manifests/ pin a release tag, never "latest".
 
+ARG BUILD_IMAGE=eclipse-temurin:17-jdk
+ARG RUN_IMAGE=eclipse-temurin:17-jre
+
 # ---- build: the pinned Maven wrapper, dependencies cached in their own layer
-FROM eclipse-temurin:17-jdk AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 COPY .mvn .mvn
 COPY mvnw pom.xml ./
@@ -20,7 +25,7 @@ RUN ./mvnw -B -q -pl scheduler-extender -am package -DskipTests -Dspotless.check
  && cp scheduler-extender/target/kse-scheduler-extender.jar /kse-scheduler-extender.jar
 
 # ---- run: JRE 17, uid 65532, read-only root filesystem friendly (Vert.x cache under /tmp)
-FROM eclipse-temurin:17-jre
+FROM ${RUN_IMAGE}
 COPY --from=build /kse-scheduler-extender.jar /opt/kse/kse-scheduler-extender.jar
 USER 65532:65532
 ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:MaxHeapFreeRatio=20 -XX:MinHeapFreeRatio=10 -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
