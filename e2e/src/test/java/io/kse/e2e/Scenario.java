@@ -226,7 +226,34 @@ abstract class Scenario {
             () ->
                 jobs.keySet().stream()
                     .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    awaitExtenderSawSlurmAfter(Instant.now());
     return jobs;
+  }
+
+  /**
+   * Waits until the extender's Slurm cache has polled since {@code t}. Work that has just started
+   * (as these scenarios' training does, seconds before a pod preempts it; in production it has run
+   * for minutes) is charged to a preemption only if the cache saw it running: Slurm does not say
+   * which nodes a requeued job lost (docs/runbook.md).
+   */
+  void awaitExtenderSawSlurmAfter(Instant t) {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.URI metrics = stack.extenderUrl().resolve("/metrics");
+    await("the extender's Slurm cache polled")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              String body =
+                  http.send(
+                          java.net.http.HttpRequest.newBuilder(metrics).build(),
+                          java.net.http.HttpResponse.BodyHandlers.ofString())
+                      .body();
+              return body.lines()
+                  .filter(l -> l.startsWith("kse_slurm_cache_age_seconds "))
+                  .map(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1).trim()))
+                  .anyMatch(age -> Instant.now().minusMillis((long) (age * 1000)).isAfter(t));
+            });
   }
 
   static boolean running(SlurmJob j) {
