@@ -83,10 +83,38 @@ class SlurmBridgeIT {
     assertThat(j.tresPerNode()).isIn("gres:gpu:h100:4", "gres/gpu:h100:4");
     assertThat(j.gpusPerNode()).isEqualTo(4);
     assertThat(j.placeholder()).isPresent();
+    // which 4: gres_detail, read the same way from every REST version (22.05 to 26.05)
+    assertThat(j.gpuIndicesOn(j.nodes().get(0))).contains(List.of(0, 1, 2, 3));
     // Slurm really bound 4 of the node's 8 (fake) GPUs to the job
     assertThat(cluster.cli("scontrol", "show", "job", "-d", Long.toString(id)))
         .contains("GRES=gpu:h100:4(IDX:0-3)")
         .contains("NumCPUs=4");
+  }
+
+  /**
+   * Slurm 26.05: nodes made with {@code scontrol create state=external} (no slurmd; the cluster
+   * script's --external-nodes, in their own partition) take an external placeholder, GPUs and all.
+   */
+  @Test
+  void anExternalPlaceholderRunsOnANodeWithoutSlurmd() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        "26.05".equals(LocalSlurmCluster.version()),
+        "external nodes need Slurm 25.11+; the local cluster makes them on 26.05");
+    SlurmNode ext = node("ext-gpu-0");
+    assertThat(ext.flags()).contains("EXTERNAL");
+    assertThat(ext.gres()).isEqualTo("gpu:h100:8");
+    long id =
+        slurm.submit(
+            placeholder("on-external")
+                .partition("external")
+                .gresPerNode("gpu:h100:4")
+                .shape(JobSubmission.Shape.EXTERNAL)
+                .build());
+    SlurmJob j = awaitState(id, JobState.RUNNING);
+    assertThat(j.nodes()).hasSize(1).allMatch(n -> n.startsWith("ext-gpu-"));
+    assertThat(j.gpuIndicesOn(j.nodes().get(0))).contains(List.of(0, 1, 2, 3));
+    slurm.cancel(id);
+    assertThat(awaitState(id, JobState.CANCELLED).state().isFinal()).isTrue();
   }
 
   @Test

@@ -151,6 +151,9 @@ public final class LocalSlurmCluster {
     if (mode == Mode.ACCOUNTING) {
       cmd.add("--accounting");
     }
+    if ("26.05".equals(version())) { // nodes without slurmd, in a partition of their own
+      cmd.addAll(List.of("--external-nodes", "2"));
+    }
     run(cmd, Duration.ofMinutes(10));
     LocalSlurmCluster c = new LocalSlurmCluster(dir(mode), readEnv(Path.of(dir(mode), "env")));
     if (!wasRunning && !"1".equals(System.getenv("KSE_LAB_KEEP"))) {
