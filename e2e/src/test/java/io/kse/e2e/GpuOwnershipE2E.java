@@ -118,10 +118,8 @@ class GpuOwnershipE2E extends Scenario {
         .orElseThrow(() -> new AssertionError("Slurm names no GPU index of job " + jobId));
   }
 
-  @Test
-  void draClaimsGetExactlyTheGpusSlurmGaveAndNoneATrainingJobHolds() {
-    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
-    // a 4-GPU training job on every GPU node: each node has 4 GPUs left, and Slurm chose which
+  /** A running 4-GPU training job on every GPU node (node → job id): each has 4 GPUs left. */
+  Map<String, Long> halfOfEveryNodeTraining() {
     Map<String, Long> training = new java.util.LinkedHashMap<>();
     for (String node : stack.gpuNodes()) {
       training.put(node, sbatch("training", node, 4, false));
@@ -132,6 +130,14 @@ class GpuOwnershipE2E extends Scenario {
             () ->
                 training.values().stream()
                     .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    return training;
+  }
+
+  @Test
+  void draClaimsGetExactlyTheGpusSlurmGaveAndNoneATrainingJobHolds() {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    // a 4-GPU training job on every GPU node: each node has 4 GPUs left, and Slurm chose which
+    Map<String, Long> training = halfOfEveryNodeTraining();
     kube.resource(
             """
             apiVersion: resource.k8s.io/v1
@@ -207,16 +213,7 @@ class GpuOwnershipE2E extends Scenario {
   @Test
   void aDevicePluginPodAskingTwoGpusGetsAWholeNode() {
     assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
-    Map<String, Long> training = new java.util.LinkedHashMap<>();
-    for (String node : stack.gpuNodes()) {
-      training.put(node, sbatch("training", node, 4, false));
-    }
-    await("training running")
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                training.values().stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    Map<String, Long> training = halfOfEveryNodeTraining();
     Pod pod =
         create(
             servingPod("plugin-2")

@@ -94,30 +94,15 @@ public record SlurmJob(
 
   /** This job as chosen for preemption at {@code at}. */
   public SlurmJob preemptedAt(Instant at) {
-    return new SlurmJob(
-        id,
-        name,
-        comment,
-        state,
-        stateReason,
-        partition,
-        qos,
-        nodes,
-        nodeCount,
-        submitTime,
-        startTime,
-        endTime,
-        restartCount,
-        tresPerNode,
-        features,
-        priority,
-        at.isAfter(lastChange) ? at : lastChange,
-        Optional.of(at),
-        gresDetail);
+    return with(at.isAfter(lastChange) ? at : lastChange, Optional.of(at), gresDetail);
   }
 
   /** This job with the per-node GRES Slurm reports. */
   public SlurmJob withGresDetail(List<String> detail) {
+    return with(lastChange, preemptTime, detail);
+  }
+
+  private SlurmJob with(Instant changed, Optional<Instant> preempt, List<String> detail) {
     return new SlurmJob(
         id,
         name,
@@ -135,8 +120,8 @@ public record SlurmJob(
         tresPerNode,
         features,
         priority,
-        lastChange,
-        preemptTime,
+        changed,
+        preempt,
         detail);
   }
 

@@ -216,14 +216,18 @@ public final class FabricGpuClaims implements GpuClaims {
                   + " is not created yet (kube-controller-manager's resourceclaim controller)");
         }
       }
-      ResourceClaim claim =
-          client.resources(ResourceClaim.class).inNamespace(ns).withName(name).get();
-      if (claim == null) {
-        throw new ClaimProblem("ResourceClaim " + ns + "/" + name + " does not exist");
-      }
-      out.put(name, claim);
+      out.put(name, claim(ns, name));
     }
     return out;
+  }
+
+  private ResourceClaim claim(String ns, String name) {
+    ResourceClaim claim =
+        client.resources(ResourceClaim.class).inNamespace(ns).withName(name).get();
+    if (claim == null) {
+      throw new ClaimProblem("ResourceClaim " + ns + "/" + name + " does not exist");
+    }
+    return claim;
   }
 
   private static String generatedName(Pod pod, String entry) {
@@ -261,17 +265,7 @@ public final class FabricGpuClaims implements GpuClaims {
         }
         out.addAll(requests(c.getName(), t.getSpec().getSpec().getDevices().getRequests()));
       } else if (c.getResourceClaimName() != null) {
-        ResourceClaim claim =
-            client
-                .resources(ResourceClaim.class)
-                .inNamespace(ns)
-                .withName(c.getResourceClaimName())
-                .get();
-        if (claim == null) {
-          throw new ClaimProblem(
-              "ResourceClaim " + ns + "/" + c.getResourceClaimName() + " does not exist");
-        }
-        out.addAll(requests(c.getResourceClaimName(), claim));
+        out.addAll(requests(c.getResourceClaimName(), claim(ns, c.getResourceClaimName())));
       }
     }
     return out;
