@@ -121,6 +121,14 @@ public final class E2eStack {
     return URI.create(env.getOrDefault("KSE_E2E_EXTENDER_URL", "http://127.0.0.1:8889"));
   }
 
+  /**
+   * Starts Knative Serving's four components on the local stack (built by e2e/cluster/build), once;
+   * a running Knative is reused.
+   */
+  public void startKnative() {
+    run(Duration.ofMinutes(3), "knative-start");
+  }
+
   /** Sends SIGKILL to the extender: no shutdown hook, no lease release. */
   public void killExtender() {
     run(Duration.ofSeconds(30), "extender-kill");
