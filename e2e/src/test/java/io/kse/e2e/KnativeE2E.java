@@ -464,8 +464,18 @@ class KnativeE2E extends Scenario {
 
     @Override
     public void close() {
-      poller.shutdownNow();
+      stop(poller);
       informer.close();
+    }
+  }
+
+  /** Lets the running pass finish (an interrupt would fail its API call) and stops. */
+  static void stop(java.util.concurrent.ExecutorService loop) {
+    loop.shutdown();
+    try {
+      loop.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -542,7 +552,7 @@ class KnativeE2E extends Scenario {
 
     @Override
     public void close() {
-      loop.shutdownNow();
+      stop(loop);
     }
   }
 }

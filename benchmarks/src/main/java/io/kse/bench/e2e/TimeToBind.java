@@ -45,7 +45,7 @@ import java.util.function.Function;
  *
  * <pre>
  * java -cp benchmarks.jar io.kse.bench.e2e.TimeToBind --env DIR/env --pods 200 [--tag T]
- *      [--preemption PODS] [--pending-queue N]
+ *      [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]
  * </pre>
  */
 public final class TimeToBind {
@@ -56,11 +56,17 @@ public final class TimeToBind {
   private final KubernetesClient kube;
   private final SlurmClient slurm;
   private final String tag;
+  private final CpuMeter cpu;
+
+  /** How often the Slurm floor looks at Slurm: as often, and as cheaply, as our cache does. */
+  private final long slurmObserverMs;
 
   private TimeToBind(BenchStack stack, String tag) {
     this.stack = stack;
     this.tag = tag;
     this.kube = stack.kube();
+    this.cpu = CpuMeter.of(stack);
+    this.slurmObserverMs = 500; // KSE_SLURM_POLL_INTERVAL_MS's default, which the stack runs
     this.slurm =
         SlurmClients.connect(
             SlurmConfig.of(
@@ -75,7 +81,7 @@ public final class TimeToBind {
     if (!a.containsKey("env") || !a.containsKey("stack")) {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
-              + " [--preemption PODS] [--pending-queue N] [--groups SIZES]");
+              + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
@@ -86,17 +92,46 @@ public final class TimeToBind {
       List<Long> held = pendingQueue > 0 ? b.holdTrainingJobs(pendingQueue) : List.of();
       // the floors run without the extender: it would take the floor's tagged jobs for orphans
       b.stack.command("extender-stop");
-      Stats slurmFloor = b.slurmFloor(pods, gpus);
-      Stats kubeFloor = b.kubeFloor(pods, gpus);
+      Run slurmFloor = b.slurmFloor(pods, gpus);
+      Run kubeFloor = b.kubeFloor(pods, gpus);
       b.stack.command("extender-start");
+      // a freshly started JVM compiles its hot paths during its first pods; the floors' processes
+      // are long warm, and so is an extender in production: 16 pods first, not measured
+      b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
       Run ours = b.ours(pods, gpus);
       b.report("slurm_floor", slurmFloor);
       b.report("kube_floor", kubeFloor);
-      b.report("ttb", ours.ttb());
+      b.report("ttb", ours);
       b.line("pods_per_s", String.format("%.1f", ours.podsPerSecond()));
       b.line(
           "ttb_ratio_to_floors",
-          String.format("%.2f", ours.ttb().p50() / (slurmFloor.p50() + kubeFloor.p50())));
+          String.format(
+              "%.2f", ours.ttb().p50() / (slurmFloor.ttb().p50() + kubeFloor.ttb().p50())));
+      // same t0 (each burst's start): ours against the two stages done one after the other
+      b.line(
+          "ttb_from_start_ratio",
+          String.format(
+              "%.2f",
+              ours.fromStart().p50()
+                  / (slurmFloor.fromStart().p50() + kubeFloor.fromStart().p50())));
+      b.line(
+          "ttb_makespan_ratio",
+          String.format(
+              "%.2f", ours.makespanMs() / (slurmFloor.makespanMs() + kubeFloor.makespanMs())));
+      b.line(
+          "ttb_makespan_ratio_to_slower_floor",
+          String.format(
+              "%.2f",
+              ours.makespanMs() / Math.max(slurmFloor.makespanMs(), kubeFloor.makespanMs())));
+      b.cost("ours", ours);
+      b.cost("slurm_floor", slurmFloor);
+      b.cost("kube_floor", kubeFloor);
+      b.line(
+          "cpu_ms_per_pod_total_floors",
+          String.format("%.1f", slurmFloor.cpuMsPerPod() + kubeFloor.cpuMsPerPod()));
+      if (a.containsKey("our-part")) {
+        b.ourPart();
+      }
       double[] filter = b.filterLatency();
       b.line("filter_mean_us", String.format("%.1f", filter[0]));
       b.line("filter_within_1ms_pct", String.format("%.1f", filter[1]));
@@ -118,10 +153,15 @@ public final class TimeToBind {
 
   // ------------------------------------------------------------------------------ the three runs
 
-  /** Slurm alone: the same placeholder-shaped jobs, REST submit → first seen RUNNING. */
-  private Stats slurmFloor(int n, int gpus) throws Exception {
+  /**
+   * Slurm alone: the same placeholder-shaped jobs, REST submit → first seen RUNNING, seen by an
+   * incremental poll (jobs changed since the last look) at our cache's interval.
+   */
+  private Run slurmFloor(int n, int gpus) throws Exception {
     Map<Long, Long> submitted = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
+    Map<String, Long> cpuBefore = cpu.snapshot();
+    long first = System.nanoTime();
     for (int i = 0; i < n; i++) {
       int k = i;
       pool.execute(
@@ -144,24 +184,36 @@ public final class TimeToBind {
     pool.awaitTermination(5, TimeUnit.MINUTES);
     Map<Long, Long> running = new ConcurrentHashMap<>();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    Instant since = Instant.EPOCH;
     while (running.size() < n && System.nanoTime() < deadline) {
       long now = System.nanoTime();
-      for (SlurmJob j : slurm.jobsChangedSince(Instant.EPOCH).jobs()) {
+      Instant asked = Instant.now();
+      for (SlurmJob j : slurm.jobsChangedSince(since).jobs()) {
         if (j.state() == JobState.RUNNING && submitted.containsKey(j.id())) {
           running.putIfAbsent(j.id(), now);
         }
       }
-      Thread.sleep(50);
+      since = asked.minusSeconds(1); // Slurm's update times have whole seconds
+      Thread.sleep(slurmObserverMs);
     }
+    Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
     submitted.keySet().forEach(this::cancelQuietly);
     awaitNoLive("bench-slurm-floor");
-    return Stats.of(submitted, running, Function.identity(), n);
+    Map<String, Long> start = new LinkedHashMap<>();
+    Map<String, Long> end = new LinkedHashMap<>();
+    submitted.forEach(
+        (id, t0) -> {
+          start.put(Long.toString(id), t0);
+          if (running.containsKey(id)) {
+            end.put(Long.toString(id), running.get(id));
+          }
+        });
+    return Run.of(first, start, end, n, cpuSpent);
   }
 
   /** Kubernetes alone: the default scheduler binds the same pods on the kwok nodes. */
-  private Stats kubeFloor(int n, int gpus) throws Exception {
-    Run r = podsBound("bench-kube-floor-" + tag, "default-scheduler", n, gpus, null);
-    return r.ttb();
+  private Run kubeFloor(int n, int gpus) throws Exception {
+    return podsBound("bench-kube-floor-" + tag, "default-scheduler", n, gpus, null);
   }
 
   private Run ours(int n, int gpus) throws Exception {
@@ -185,29 +237,105 @@ public final class TimeToBind {
     }
     Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
     Run r = podsBound("bench-preempt-" + tag, OURS, n, 8, allocatedAt);
-    // Slurm's part: pod created → its placeholder seen RUNNING; ours: that → pod bound
-    Map<String, Long> slurmPart = new LinkedHashMap<>();
-    Map<String, Long> ourPart = new LinkedHashMap<>();
+    report("preemption_ttb", r.ttb());
+    report("preemption_slurm_part", slurmPart(r, allocatedAt));
+    report("preemption_our_part", ourPart(r, allocatedAt));
+    scancel(training);
+  }
+
+  /** Slurm's part of each pod's time: pod created → its placeholder seen RUNNING (50 ms polls). */
+  private static Stats slurmPart(Run r, Map<String, Long> allocatedAt) {
+    List<Long> d = new ArrayList<>();
     r.created()
         .forEach(
-            (name, t0) -> {
-              Long alloc = allocatedAt.get(name);
-              Long bound = r.bound().get(name);
-              if (alloc != null && bound != null) {
-                slurmPart.put(name, alloc - t0);
-                ourPart.put(name, Math.max(0, bound - alloc));
-              }
-            });
-    report("preemption_ttb", r.ttb());
-    report("preemption_slurm_part", Stats.ofDurations(slurmPart.values()));
-    report("preemption_our_part", Stats.ofDurations(ourPart.values()));
-    scancel(training);
+            (name, t0) -> Optional.ofNullable(allocatedAt.get(name)).ifPresent(a -> d.add(a - t0)));
+    return Stats.ofDurations(d);
+  }
+
+  /** Our part: placeholder seen RUNNING → pod seen bound. */
+  private static Stats ourPart(Run r, Map<String, Long> allocatedAt) {
+    List<Long> d = new ArrayList<>();
+    r.bound()
+        .forEach(
+            (name, bound) ->
+                Optional.ofNullable(allocatedAt.get(name))
+                    .ifPresent(a -> d.add(Math.max(0, bound - a))));
+    return Stats.ofDurations(d);
+  }
+
+  /**
+   * Our own part on free capacity: 10 single pods one after the other, then a burst of 64 — from
+   * the placeholder seen RUNNING to the pod bound.
+   */
+  private void ourPart() throws Exception {
+    List<Long> singles = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
+      Run r = podsBound("bench-single-" + i + "-" + tag, OURS, 1, 1, allocatedAt);
+      r.bound()
+          .forEach(
+              (name, b) ->
+                  Optional.ofNullable(allocatedAt.get(name))
+                      .ifPresent(a -> singles.add(Math.max(0, b - a))));
+    }
+    Stats single = Stats.ofDurations(singles);
+    line("our_part_p50_ms_single", String.format("%.0f", single.p50()));
+    line("our_part_p95_ms_single", String.format("%.0f", single.p95()));
+    Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
+    Run burst = podsBound("bench-burst64-" + tag, OURS, 64, 1, allocatedAt);
+    Stats b = ourPart(burst, allocatedAt);
+    line("our_part_p50_ms_burst64", String.format("%.0f", b.p50()));
+    line("our_part_p95_ms_burst64", String.format("%.0f", b.p95()));
+    report("burst64_ttb", burst);
   }
 
   // ------------------------------------------------------------------------------ pods
 
+  /**
+   * One burst: when each item started (its create or submit call) and ended (seen bound or
+   * RUNNING), the burst's start (t0 for all), and the CPU each component spent from t0 to the last
+   * end.
+   */
   private record Run(
-      Map<String, Long> created, Map<String, Long> bound, Stats ttb, double podsPerSecond) {}
+      long first,
+      Map<String, Long> created,
+      Map<String, Long> bound,
+      int total,
+      Map<String, Long> cpuMs) {
+    static Run of(
+        long first,
+        Map<String, Long> created,
+        Map<String, Long> bound,
+        int total,
+        Map<String, Long> cpuMs) {
+      return new Run(first, Map.copyOf(created), Map.copyOf(bound), total, cpuMs);
+    }
+
+    /** Per item: its own start → its end. */
+    Stats ttb() {
+      return Stats.of(created, bound, Function.identity(), total);
+    }
+
+    /** Per item, every clock started at the burst's start. */
+    Stats fromStart() {
+      Map<String, Long> t0 = new LinkedHashMap<>();
+      created.keySet().forEach(k -> t0.put(k, first));
+      return Stats.of(t0, bound, Function.identity(), total);
+    }
+
+    double makespanMs() {
+      return (bound.values().stream().mapToLong(Long::longValue).max().orElse(first) - first) / 1e6;
+    }
+
+    double podsPerSecond() {
+      return bound.size() / (makespanMs() / 1e3);
+    }
+
+    double cpuMsPerPod() {
+      return cpuMs.values().stream().mapToLong(Long::longValue).sum()
+          / (double) Math.max(1, bound.size());
+    }
+  }
 
   /**
    * Creates {@code n} pods at once (from {@value #CREATORS} threads) and records when each is seen
@@ -320,6 +448,7 @@ public final class TimeToBind {
       poller.start();
     }
     ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
+    Map<String, Long> cpuBefore = cpu.snapshot();
     long first = System.nanoTime();
     for (int i = 0; i < n; i++) {
       String name = "pod-" + i;
@@ -335,21 +464,20 @@ public final class TimeToBind {
     pool.awaitTermination(5, TimeUnit.MINUTES);
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
     while (bound.size() < n && System.nanoTime() < deadline) {
-      Thread.sleep(50);
+      Thread.sleep(10);
     }
-    long last = bound.values().stream().mapToLong(Long::longValue).max().orElse(first);
+    Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
     if (poller != null) {
       poller.interrupt();
     }
     informer.close();
-    Stats ttb = Stats.of(created, bound, Function.identity(), n);
-    double perSecond = bound.size() / ((last - first) / 1e9);
+    Run run = Run.of(first, created, bound, n, cpuSpent);
     kube.namespaces().withName(ns).delete();
     while (kube.namespaces().withName(ns).get() != null) {
       Thread.sleep(200);
     }
     awaitNoLive(ns);
-    return new Run(created, bound, ttb, perSecond);
+    return run;
   }
 
   private static Pod pod(String ns, String name, String scheduler, int gpus) {
@@ -480,6 +608,30 @@ public final class TimeToBind {
   }
 
   // ------------------------------------------------------------------------------ output
+
+  /** Per-item and same-t0 figures of a run. */
+  private void report(String key, Run r) {
+    report(key, r.ttb());
+    Stats s = r.fromStart();
+    line(key + "_from_start_p50_ms", String.format("%.0f", s.p50()));
+    line(key + "_from_start_p99_ms", String.format("%.0f", s.p99()));
+    line(key + "_makespan_ms", String.format("%.0f", r.makespanMs()));
+  }
+
+  /** CPU milliseconds per bound pod (or running job), per component and in total. */
+  private void cost(String run, Run r) {
+    double pods = Math.max(1, r.bound().size());
+    r.cpuMs()
+        .forEach(
+            (component, ms) ->
+                line("cpu_ms_per_pod." + run + "." + component, String.format("%.1f", ms / pods)));
+    line("cpu_ms_per_pod_total_" + run, String.format("%.1f", r.cpuMsPerPod()));
+    if (run.equals("ours")) {
+      line(
+          "cpu_ms_per_pod_extender",
+          String.format("%.1f", r.cpuMs().getOrDefault("extender", 0L) / pods));
+    }
+  }
 
   private void report(String key, Stats s) {
     line(key + "_p50_ms", String.format("%.0f", s.p50()));
