@@ -4,6 +4,7 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.SlurmConfig;
 import io.kse.slurm.settings.Setting;
 import io.kse.slurm.settings.Settings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -41,7 +42,16 @@ public record ExtenderConfig(
     boolean podGroups,
     Optional<String> clusterId,
     Dra dra,
+    AllocationHint allocationHint,
     SlurmConfig slurm) {
+
+  /**
+   * Slurm's "look now" (manifests/slurm/kse-allocation-hint, docs/install.md).
+   *
+   * @param token the bearer token a hint from anywhere but loopback must carry; none: loopback only
+   * @param minGap the least time between two polls that hints ask for
+   */
+  public record AllocationHint(Optional<String> token, Duration minGap) {}
 
   /**
    * How pods' DRA ResourceClaims are served from Slurm's GPUs (docs/gpu-ownership.md).
@@ -197,6 +207,20 @@ public record ExtenderConfig(
               + " KSE_SCONTROL_CONF and munge), or off",
           DrainVia.REST,
           DrainVia.class);
+  static final Setting<Optional<Path>> ALLOCATION_HINT_TOKEN =
+      Setting.path(
+          "KSE_ALLOCATION_HINT_TOKEN_FILE",
+          "file holding the token Slurm's allocation hints (PrologSlurmctld,"
+              + " manifests/slurm/kse-allocation-hint) must carry unless they come from loopback;"
+              + " unset: hints from loopback only");
+  static final Setting<Duration> ALLOCATION_HINT_MIN_GAP =
+      Setting.millis(
+          "KSE_ALLOCATION_HINT_MIN_GAP_MS",
+          "least time between two extra polls of Slurm that allocation hints ask for (a flood of"
+              + " hints costs at most one poll per gap)",
+          20,
+          0,
+          10_000);
   static final Setting<Duration> PDB_OVERRIDE =
       Setting.millis(
           "KSE_PDB_OVERRIDE_MS",
@@ -289,6 +313,8 @@ public record ExtenderConfig(
           LEASE_NAME,
           DRAIN_VIA,
           PDB_OVERRIDE,
+          ALLOCATION_HINT_TOKEN,
+          ALLOCATION_HINT_MIN_GAP,
           GROUP_INCOMPLETE_WAIT,
           POD_GROUPS,
           CLUSTER_ID,
@@ -378,6 +404,19 @@ public record ExtenderConfig(
     if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {
       r.problem("KSE_SCONTROL_CONF: required when KSE_DRAIN_VIA=scontrol");
     }
+    Optional<String> hintToken = Optional.empty();
+    Optional<Path> hintTokenFile = ALLOCATION_HINT_TOKEN.read(r);
+    if (hintTokenFile.isPresent()) {
+      try {
+        hintToken =
+            Optional.of(Files.readString(hintTokenFile.get()).trim()).filter(t -> !t.isEmpty());
+        if (hintToken.isEmpty()) {
+          r.problem("KSE_ALLOCATION_HINT_TOKEN_FILE: " + hintTokenFile.get() + " is empty");
+        }
+      } catch (java.io.IOException e) {
+        r.problem("KSE_ALLOCATION_HINT_TOKEN_FILE: cannot read " + hintTokenFile.get() + ": " + e);
+      }
+    }
     Optional<String> clusterId = CLUSTER_ID.read(r);
     if (clusterId.isPresent() && !io.kse.slurm.PlaceholderTag.validClusterId(clusterId.get())) {
       r.problem(
@@ -414,6 +453,7 @@ public record ExtenderConfig(
                     .collect(java.util.stream.Collectors.toUnmodifiableSet()),
                 DRA_DRIVER.read(r),
                 DRA_INDEX_ATTRIBUTE.read(r)),
+            new AllocationHint(hintToken, ALLOCATION_HINT_MIN_GAP.read(r)),
             slurm);
     r.throwIfAny("invalid settings");
     return c;

@@ -101,6 +101,7 @@ public final class ExtenderService implements AutoCloseable {
   private final PlacementReconciler reconciler;
   private final NodeSync nodeSync;
   private final ExtenderServer routes;
+  private final io.kse.slurm.cache.AllocationHints hints;
   private volatile Vertx vertx;
   private final AtomicBoolean accepting = new AtomicBoolean(true);
   private final Deque<Step> started = new java.util.concurrent.ConcurrentLinkedDeque<>();
@@ -128,6 +129,8 @@ public final class ExtenderService implements AutoCloseable {
     this.isWriter =
         cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
     this.synced = () -> cache.synced() && pods.synced();
+    this.hints =
+        new io.kse.slurm.cache.AllocationHints(cache, cfg.allocationHint().minGap(), prometheus);
     PlaceholderRegistry registry = new PlaceholderRegistry();
     PreemptionLedger ledger = new PreemptionLedger();
     io.kse.extender.dra.GpuClaims gpuClaims =
@@ -194,6 +197,9 @@ public final class ExtenderService implements AutoCloseable {
             h.limits(),
             h.limits().nodeNamesFor(kubeNodes::size),
             clock);
+    routes.allocationHints(
+        new io.kse.extender.http.AllocationHintRoute(
+            hints::allocated, cfg.allocationHint().token(), metrics));
   }
 
   /** Runs the start steps in order; a failure stops what had started and is thrown. */
@@ -215,6 +221,7 @@ public final class ExtenderService implements AutoCloseable {
           policy::close);
       step("slurm-client", () -> {}, slurm::close);
       step("slurm-cache", () -> {}, cache::close);
+      step("allocation-hints", () -> {}, hints::close);
       step("pod-actions", () -> {}, actions::close); // closed after the workers that use them
       step("pod-informer", () -> {}, pods::close);
       step("workers", () -> {}, () -> drain(workers));

@@ -264,29 +264,43 @@ public final class TimeToBind {
   }
 
   /**
-   * Our own part on free capacity: 10 single pods one after the other, then a burst of 64 — from
-   * the placeholder seen RUNNING to the pod bound.
+   * Our own part on free capacity, with Slurm's allocation hint and without it (the stack's hint
+   * entries moved aside): 10 single pods one after the other, then a burst of 64 — from the
+   * placeholder seen RUNNING to the pod bound.
    */
   private void ourPart() throws Exception {
+    Path hints = Path.of(stack.env("KSE_LAB_DIR"), "etc", "kse-allocation-hint.d");
+    Path aside = Path.of(stack.env("KSE_LAB_DIR"), "etc", "kse-allocation-hint.set-aside");
+    ourPart("");
+    java.nio.file.Files.move(hints, aside);
+    try {
+      ourPart("_no_hint");
+    } finally {
+      java.nio.file.Files.move(aside, hints);
+    }
+  }
+
+  private void ourPart(String suffix) throws Exception {
+    String name = suffix.replace('_', '-');
     List<Long> singles = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
-      Run r = podsBound("bench-single-" + i + "-" + tag, OURS, 1, 1, allocatedAt);
+      Run r = podsBound("bench-single" + name + "-" + i + "-" + tag, OURS, 1, 1, allocatedAt);
       r.bound()
           .forEach(
-              (name, b) ->
-                  Optional.ofNullable(allocatedAt.get(name))
+              (pod, b) ->
+                  Optional.ofNullable(allocatedAt.get(pod))
                       .ifPresent(a -> singles.add(Math.max(0, b - a))));
     }
     Stats single = Stats.ofDurations(singles);
-    line("our_part_p50_ms_single", String.format("%.0f", single.p50()));
-    line("our_part_p95_ms_single", String.format("%.0f", single.p95()));
+    line("our_part_p50_ms_single" + suffix, String.format("%.0f", single.p50()));
+    line("our_part_p95_ms_single" + suffix, String.format("%.0f", single.p95()));
     Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
-    Run burst = podsBound("bench-burst64-" + tag, OURS, 64, 1, allocatedAt);
+    Run burst = podsBound("bench-burst64" + name + "-" + tag, OURS, 64, 1, allocatedAt);
     Stats b = ourPart(burst, allocatedAt);
-    line("our_part_p50_ms_burst64", String.format("%.0f", b.p50()));
-    line("our_part_p95_ms_burst64", String.format("%.0f", b.p95()));
-    report("burst64_ttb", burst);
+    line("our_part_p50_ms_burst64" + suffix, String.format("%.0f", b.p50()));
+    line("our_part_p95_ms_burst64" + suffix, String.format("%.0f", b.p95()));
+    report("burst64_ttb" + suffix, burst);
   }
 
   // ------------------------------------------------------------------------------ pods

@@ -52,6 +52,7 @@ public final class ExtenderServer implements AutoCloseable {
   private final ExecutorService bindPool;
   private final ExecutorService opsPool;
   private final AtomicInteger connections = new AtomicInteger();
+  private volatile AllocationHintRoute allocationHints;
   private volatile BoundedBody body;
 
   static final String NOT_SYNCED = FilterRoutes.NOT_SYNCED;
@@ -110,6 +111,11 @@ public final class ExtenderServer implements AutoCloseable {
   /** Plain HTTP verbs (tests, benchmarks, loopback). */
   public Future<HttpServer> listen(Vertx vertx, String host, int port) {
     return listen(vertx, host, port, Optional.empty());
+  }
+
+  /** Takes Slurm's allocation hints on the ops listener; none set: the route answers 404. */
+  public void allocationHints(AllocationHintRoute route) {
+    this.allocationHints = route;
   }
 
   /** Serves health, readiness, metrics and explain on {@code host:port}. */
@@ -180,6 +186,16 @@ public final class ExtenderServer implements AutoCloseable {
                     .putHeader("Content-Type", "text/plain; version=0.0.4")
                     .end(scrape.get()));
     r.get("/explain/:namespace/:pod").handler(explainRoute::explain);
+    r.post("/hooks/slurm-allocation")
+        .handler(
+            ctx -> {
+              AllocationHintRoute hints = allocationHints;
+              if (hints == null) {
+                ctx.next(); // 404
+              } else {
+                hints.hint(ctx);
+              }
+            });
     errors(r);
     return r;
   }

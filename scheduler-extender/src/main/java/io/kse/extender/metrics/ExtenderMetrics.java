@@ -125,15 +125,7 @@ public final class ExtenderMetrics {
 
   /** Malformed requests: {@code kse_bad_requests_total{verb}}. */
   public void badRequest(String verb) {
-    counters
-        .computeIfAbsent(
-            "bad|" + verb,
-            k ->
-                Counter.builder("kse.bad.requests")
-                    .description("Requests answered with HTTP 400")
-                    .tag("verb", verb)
-                    .register(registry))
-        .increment();
+    count("kse.bad.requests", "Requests answered with HTTP 400", "verb", verb);
   }
 
   /**
@@ -141,15 +133,7 @@ public final class ExtenderMetrics {
    * RequestTimeout, UnsupportedMediaType, TooManyConnections): {@code kse_http_refused_total}.
    */
   public void refused(String reason) {
-    counters
-        .computeIfAbsent(
-            "refused|" + reason,
-            k ->
-                Counter.builder("kse.http.refused")
-                    .description("Requests refused by the service's limits")
-                    .tag("reason", reason)
-                    .register(registry))
-        .increment();
+    count("kse.http.refused", "Requests refused by the service's limits", "reason", reason);
   }
 
   /**
@@ -157,27 +141,33 @@ public final class ExtenderMetrics {
    * blocked_by_pdb, failed): {@code kse_evictions_total}.
    */
   public void eviction(String result) {
-    counters
-        .computeIfAbsent(
-            "eviction|" + result,
-            k ->
-                Counter.builder("kse.evictions")
-                    .description("Evictions of pods whose Slurm job no longer holds their node")
-                    .tag("result", result)
-                    .register(registry))
-        .increment();
+    count(
+        "kse.evictions",
+        "Evictions of pods whose Slurm job no longer holds their node",
+        "result",
+        result);
   }
 
   /** Policy reloads by result (applied, rejected): {@code kse_policy_reloads_total}. */
   public void policyReload(String result) {
+    count("kse.policy.reloads", "Policy reloads by result", "result", result);
+  }
+
+  /**
+   * Allocation hints from Slurm's PrologSlurmctld by result (accepted, refused, invalid): {@code
+   * kse_allocation_hints_total}.
+   */
+  public void allocationHint(String result) {
+    count("kse.allocation.hints", "Allocation hints from Slurm, by result", "result", result);
+  }
+
+  /** One counter per metric and tag value, registered on first use. */
+  private void count(String metric, String description, String tag, String value) {
     counters
         .computeIfAbsent(
-            "policy|" + result,
+            metric + "|" + value,
             k ->
-                Counter.builder("kse.policy.reloads")
-                    .description("Policy reloads by result")
-                    .tag("result", result)
-                    .register(registry))
+                Counter.builder(metric).description(description).tag(tag, value).register(registry))
         .increment();
   }
 }

@@ -127,6 +127,7 @@ class ExtenderServerTest {
                 HttpLimits.forTests(64 * 1024),
                 () -> 100_000,
                 Clock.systemUTC());
+    s.allocationHints(hintsWithToken);
     vertx = Vertx.vertx();
     server =
         s.listen(vertx, "127.0.0.1", 0)
@@ -377,6 +378,59 @@ class ExtenderServerTest {
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(ok.body()).contains("\"tier\" : \"inference\"");
     server0.trustLoopbackForTests();
+  }
+
+  static final List<Long> hinted = new java.util.concurrent.CopyOnWriteArrayList<>();
+  static final AllocationHintRoute hintsWithToken =
+      new AllocationHintRoute(
+          hinted::add, Optional.of("hint-token"), new ExtenderMetrics(registry));
+
+  static HttpResponse<String> hint(String query, String authorization) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+                URI.create(
+                    "http://127.0.0.1:" + ops.actualPort() + "/hooks/slurm-allocation" + query))
+            .POST(HttpRequest.BodyPublishers.noBody());
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void anAllocationHintFromLoopbackIsTakenAndAMalformedOneNamed() throws Exception {
+    hinted.clear();
+    assertThat(hint("?job=42", null).statusCode()).isEqualTo(202);
+    assertThat(hinted).containsExactly(42L);
+    HttpResponse<String> bad = hint("?job=12ab", null);
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("job must be a Slurm job id").contains("12ab");
+    assertThat(hint("", null).statusCode()).isEqualTo(400);
+    assertThat(hinted).containsExactly(42L);
+  }
+
+  @Test
+  void anAllocationHintFromElsewhereNeedsTheHintToken() throws Exception {
+    hinted.clear();
+    hintsWithToken.trust(a -> false);
+    try {
+      assertThat(hint("?job=7", null).statusCode()).isEqualTo(401);
+      assertThat(hint("?job=7", "Bearer wrong").statusCode()).isEqualTo(401);
+      assertThat(hint("?job=7", "Bearer hint-token").statusCode()).isEqualTo(202);
+      assertThat(hinted).containsExactly(7L);
+      // without a token configured, only loopback may hint
+      AllocationHintRoute noToken =
+          new AllocationHintRoute(hinted::add, Optional.empty(), new ExtenderMetrics(registry));
+      noToken.trust(a -> false);
+      server0.allocationHints(noToken);
+      HttpResponse<String> refused = hint("?job=8", "Bearer hint-token");
+      assertThat(refused.statusCode()).isEqualTo(403);
+      assertThat(refused.body()).contains("KSE_ALLOCATION_HINT_TOKEN_FILE");
+      assertThat(hinted).containsExactly(7L);
+    } finally {
+      hintsWithToken.trust(ExtenderServer::isLoopback);
+      server0.allocationHints(hintsWithToken);
+    }
   }
 
   static HttpResponse<String> get(String url, String authorization) throws Exception {

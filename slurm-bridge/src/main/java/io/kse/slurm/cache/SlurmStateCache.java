@@ -71,6 +71,9 @@ public final class SlurmStateCache implements AutoCloseable {
   private final Timer pollTimer;
   private final Timer lagTimer;
   private final ScheduledExecutorService poller;
+  private final java.util.concurrent.atomic.AtomicBoolean extraPollQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile long lastPollEndNanos;
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile boolean jobsSynced;
@@ -139,6 +142,29 @@ public final class SlurmStateCache implements AutoCloseable {
 
   public void addNodeListener(NodeListener l) {
     nodeListeners.add(l);
+  }
+
+  /**
+   * Polls once more on the poller thread, soon: someone hinted that Slurm just changed (an
+   * allocation hint). Calls while one is queued fold into it, and it runs at least {@code minGap}
+   * after the previous poll ended, so a flood of hints adds at most one poll per {@code minGap}.
+   */
+  public void pollSoon(Duration minGap) {
+    if (!extraPollQueued.compareAndSet(false, true)) {
+      return;
+    }
+    long wait = Math.max(0, lastPollEndNanos + minGap.toNanos() - System.nanoTime());
+    try {
+      poller.schedule(
+          () -> {
+            extraPollQueued.set(false);
+            pollQuietly();
+          },
+          wait,
+          TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      extraPollQueued.set(false); // closed
+    }
   }
 
   /** Starts polling in the background; the first poll runs at once. */
@@ -215,7 +241,8 @@ public final class SlurmStateCache implements AutoCloseable {
     nodesSynced = true;
     lastSuccess = observed;
     lastError = Optional.empty();
-    pollTimer.record(Duration.ofNanos(System.nanoTime() - start));
+    lastPollEndNanos = System.nanoTime();
+    pollTimer.record(Duration.ofNanos(lastPollEndNanos - start));
     jobChanges.forEach(c -> notifyJob(c));
     notifyNodes(old.nodes(), snapshot.nodes());
   }

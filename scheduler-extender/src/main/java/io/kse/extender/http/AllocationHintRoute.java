@@ -1,0 +1,79 @@
+package io.kse.extender.http;
+
+import io.kse.extender.log.Untrusted;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+import java.util.function.Predicate;
+
+/**
+ * {@code POST /hooks/slurm-allocation?job=N}: Slurm's PrologSlurmctld saying it allocated job N
+ * (manifests/slurm/kse-allocation-hint). Only a hint — the cache then looks through slurmrestd as
+ * always — but still only from loopback or with the token of {@code
+ * KSE_ALLOCATION_HINT_TOKEN_FILE}: a stranger must not make us poll Slurm.
+ */
+public final class AllocationHintRoute {
+  private final LongConsumer hints;
+  private final Optional<byte[]> token;
+  private final ExtenderMetrics metrics;
+  private volatile Predicate<String> trusted = ExtenderServer::isLoopback;
+
+  public AllocationHintRoute(LongConsumer hints, Optional<String> token, ExtenderMetrics metrics) {
+    this.hints = hints;
+    this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
+    this.metrics = metrics;
+  }
+
+  void trust(Predicate<String> addresses) {
+    trusted = addresses;
+  }
+
+  void hint(RoutingContext ctx) {
+    String from =
+        ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
+    if (!trusted.test(from)) {
+      String auth = ctx.request().getHeader("Authorization");
+      if (token.isEmpty()) {
+        refuse(
+            ctx,
+            403,
+            "Forbidden",
+            "allocation hints are taken from loopback only unless"
+                + " KSE_ALLOCATION_HINT_TOKEN_FILE is set");
+        return;
+      }
+      byte[] given =
+          auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+              ? auth.substring(7).trim().getBytes(StandardCharsets.UTF_8)
+              : new byte[0];
+      if (!MessageDigest.isEqual(given, token.get())) {
+        refuse(
+            ctx, 401, "Unauthorized", "an allocation hint needs the hint token as a bearer token");
+        return;
+      }
+    }
+    String job = ctx.request().getParam("job");
+    if (job == null || !job.matches("[0-9]{1,18}")) {
+      metrics.allocationHint("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "job must be a Slurm job id (digits), got '"
+              + Untrusted.text(job == null ? "" : job)
+              + "'");
+      return;
+    }
+    hints.accept(Long.parseLong(job));
+    metrics.allocationHint("accepted");
+    ctx.response().setStatusCode(202).end();
+  }
+
+  private void refuse(RoutingContext ctx, int status, String reason, String message) {
+    metrics.allocationHint("refused");
+    Responses.problem(ctx, status, reason, message);
+  }
+}

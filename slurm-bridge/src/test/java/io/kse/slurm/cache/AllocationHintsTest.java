@@ -1,0 +1,94 @@
+package io.kse.slurm.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.kse.slurm.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The cache never polls on its own here (not started): every poll is one a hint asked for. */
+class AllocationHintsTest {
+  private final MutableClock clock = new MutableClock();
+  private final FakeSlurmClient slurm = new FakeSlurmClient(clock, "gpu-node-0");
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final SlurmStateCache cache =
+      new SlurmStateCache(slurm, Duration.ofHours(1), Duration.ofHours(1), clock, registry);
+  private final AllocationHints hints = new AllocationHints(cache, Duration.ZERO, registry);
+
+  @AfterEach
+  void close() {
+    hints.close();
+    cache.close();
+  }
+
+  @Test
+  void aHintMakesTheCacheSeeTheAllocationWithoutWaitingForItsPoll() {
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    cache.pollOnce();
+    slurm.allocate(id, List.of("gpu-node-0"));
+    clock.advance(Duration.ofSeconds(1));
+
+    hints.allocated(id);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.RUNNING);
+  }
+
+  @Test
+  void aJobStillConfiguringAtTheFirstLookIsLookedForAgain() {
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    cache.pollOnce();
+    // Slurm runs PrologSlurmctld before the job counts as running: the hint's first look is early
+    hints.allocated(id);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> slurm.listCalls() >= 3); // the hint's look and its first follow-up
+    slurm.allocate(id, List.of("gpu-node-0"));
+    clock.advance(Duration.ofSeconds(1));
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.RUNNING);
+  }
+
+  @Test
+  void aHintForAJobSlurmDoesNotHaveCostsABoundedNumberOfPolls() {
+    cache.pollOnce();
+    int before = slurm.listCalls();
+
+    hints.allocated(424242);
+
+    int most = 1 + AllocationHints.FOLLOW_UPS.size();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> registry.counter("kse.slurm.hinted.polls").count() == most);
+    // the last follow-up was scheduled 430 ms after the hint: nothing after it
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
+    assertThat(slurm.listCalls() - before).isBetween(1, most);
+  }
+
+  @Test
+  void aFloodOfHintsFoldsIntoFewPolls() {
+    cache.pollOnce();
+    int before = slurm.listCalls();
+
+    for (int i = 0; i < 1000; i++) {
+      cache.pollSoon(Duration.ofMillis(200));
+    }
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> slurm.listCalls() > before);
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
+    assertThat(slurm.listCalls() - before).as("1,000 hints within one gap").isEqualTo(1);
+  }
+}
