@@ -37,13 +37,91 @@ public final class HttpFilterLoad {
   public static void main(String[] args) throws Exception {
     int seconds = 10;
     int nodes = 5000;
-    for (int i = 0; i + 1 < args.length; i += 2) {
+    boolean serve = false;
+    for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
-        case "--nodes" -> nodes = Integer.parseInt(args[i + 1]);
+        case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--nodes" -> nodes = Integer.parseInt(args[++i]);
+        case "--serve" -> serve = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    if (serve) {
+      serve(nodes);
+      return;
+    }
+    // the server in a JVM of its own, as in production: the load generator's threads, allocation
+    // and GC no longer share a heap and JIT with it (they still share the 2 cores)
+    Process server =
+        new ProcessBuilder(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-cp",
+                System.getProperty("java.class.path"),
+                HttpFilterLoad.class.getName(),
+                "--serve",
+                "--nodes",
+                Integer.toString(nodes))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    try {
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  server.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+      String[] ports = out.readLine().split(" ");
+      // the server's log lines after its ports: read and dropped, so that a full pipe never
+      // blocks it
+      Thread drain =
+          new Thread(
+              () -> {
+                try {
+                  while (out.readLine() != null) {
+                    // dropped
+                  }
+                } catch (java.io.IOException e) {
+                  // the server went
+                }
+              });
+      drain.setDaemon(true);
+      drain.start();
+      URI uri = URI.create("http://127.0.0.1:" + ports[0] + "/filter");
+      URI totals = URI.create("http://127.0.0.1:" + ports[1] + "/metrics");
+      byte[] body = FilterFixture.body(nodes, false);
+      System.out.printf("service.request_bytes=%d%n", body.length);
+      System.out.println("service.load_generator=own process");
+      run(uri, body, 4, 5); // warm-up: JIT, connection pools
+      for (int clients : new int[] {1, 4, 16}) {
+        double[] before = filterTotals(totals);
+        long[] lat = run(uri, body, clients, seconds);
+        // the server's own share: from the request's arrival to its answer written
+        double[] after = filterTotals(totals);
+        double serverMeanMs = (after[0] - before[0]) / Math.max(1, after[1] - before[1]);
+        System.out.printf("service.c%d.server_mean_ms=%.3f%n", clients, serverMeanMs);
+        Arrays.sort(lat);
+        System.out.printf(
+            "service.c%d.calls_per_s=%.0f%nservice.c%d.p50_ms=%.3f%nservice.c%d.p99_ms=%.3f%n"
+                + "service.c%d.max_ms=%.3f%n",
+            clients,
+            lat.length / (double) seconds,
+            clients,
+            pct(lat, 0.50),
+            clients,
+            pct(lat, 0.99),
+            clients,
+            lat[lat.length - 1] / 1e6);
+      }
+    } finally {
+      server.destroy();
+    }
+    System.exit(0);
+  }
+
+  /**
+   * The server side: the extender's filter route over a Slurm cache of {@code nodes} nodes; prints
+   * "VERBS_PORT OPS_PORT" and serves until its standard input closes (the load generator exited).
+   * Its ops listener answers the filter timer's totals.
+   */
+  private static void serve(int nodes) throws Exception {
     var slurm = FilterFixture.cache(nodes, true);
     var filter =
         new io.kse.extender.filter.FilterService(
@@ -70,54 +148,47 @@ public final class HttpFilterLoad {
             new ExtenderMetrics(meters),
             () -> true,
             () -> true,
-            () -> "",
+            () -> {
+              var timers = meters.find("kse.filter.duration").timers();
+              return timers.stream().mapToDouble(t -> t.totalTime(TimeUnit.MILLISECONDS)).sum()
+                  + " "
+                  + timers.stream().mapToLong(t -> t.count()).sum();
+            },
             p -> Optional.empty(),
             io.kse.extender.k8s.CallerCheck.nobody(),
             HttpLimits.forTests(64L * 1024 * 1024),
             () -> 100_000,
             java.time.Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
-    HttpServer server =
+    HttpServer verbs =
         routes
             .listen(vertx, "127.0.0.1", 0)
             .toCompletionStage()
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
-    URI uri = URI.create("http://127.0.0.1:" + server.actualPort() + "/filter");
-    byte[] body = FilterFixture.body(nodes, false);
-    System.out.printf("service.request_bytes=%d%n", body.length);
-    run(uri, body, 4, 5); // warm-up: JIT, connection pools
-    for (int clients : new int[] {1, 4, 16}) {
-      double[] before = filterTotals(meters);
-      long[] lat = run(uri, body, clients, seconds);
-      // the server's own share: from the request's arrival to its answer written
-      double[] after = filterTotals(meters);
-      double serverMeanMs = (after[0] - before[0]) / Math.max(1, after[1] - before[1]);
-      System.out.printf("service.c%d.server_mean_ms=%.3f%n", clients, serverMeanMs);
-      Arrays.sort(lat);
-      System.out.printf(
-          "service.c%d.calls_per_s=%.0f%nservice.c%d.p50_ms=%.3f%nservice.c%d.p99_ms=%.3f%n"
-              + "service.c%d.max_ms=%.3f%n",
-          clients,
-          lat.length / (double) seconds,
-          clients,
-          pct(lat, 0.50),
-          clients,
-          pct(lat, 0.99),
-          clients,
-          lat[lat.length - 1] / 1e6);
+    HttpServer ops =
+        routes
+            .listenOps(vertx, "127.0.0.1", 0)
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    System.out.println(verbs.actualPort() + " " + ops.actualPort());
+    System.out.flush();
+    while (System.in.read() >= 0) {
+      // until the load generator goes
     }
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     System.exit(0);
   }
 
-  /** Total milliseconds and calls of the server's filter timers. */
-  private static double[] filterTotals(SimpleMeterRegistry meters) {
-    var timers = meters.find("kse.filter.duration").timers();
-    return new double[] {
-      timers.stream().mapToDouble(t -> t.totalTime(TimeUnit.MILLISECONDS)).sum(),
-      timers.stream().mapToLong(t -> t.count()).sum()
-    };
+  /** Total milliseconds and calls of the server's filter timers, from its ops listener. */
+  private static double[] filterTotals(URI totals) throws Exception {
+    String[] t =
+        HttpClient.newHttpClient()
+            .send(HttpRequest.newBuilder(totals).build(), HttpResponse.BodyHandlers.ofString())
+            .body()
+            .trim()
+            .split(" ");
+    return new double[] {Double.parseDouble(t[0]), Double.parseDouble(t[1])};
   }
 
   /** {@code clients} closed-loop senders for {@code seconds}; every call's latency in nanos. */
