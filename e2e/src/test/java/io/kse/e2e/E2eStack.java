@@ -155,12 +155,15 @@ public final class E2eStack {
     return v;
   }
 
+  /** The repository's root (found from testing/slurm/slurm-cluster). */
+  public static Path repo() {
+    return LocalSlurmCluster.script().getParent().getParent().getParent();
+  }
+
   /** Runs {@code e2e/cluster/stack COMMAND}; returns its stdout. */
   private static String run(Duration timeout, String... command) {
-    // testing/slurm/slurm-cluster → the repository root
-    Path repo = LocalSlurmCluster.script().getParent().getParent().getParent();
     List<String> cmd =
-        new java.util.ArrayList<>(List.of(repo.resolve("e2e/cluster/stack").toString()));
+        new java.util.ArrayList<>(List.of(repo().resolve("e2e/cluster/stack").toString()));
     cmd.addAll(List.of(command));
     return LocalSlurmCluster.run(cmd, timeout, Map.of());
   }

@@ -16,9 +16,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.testing.LocalSlurmCluster;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -85,11 +83,7 @@ class KnativeE2E extends Scenario {
     SlurmJob placeholder = placeholderOf(bound);
     assertThat(placeholder.nodes()).containsExactly(node);
     assertThat(placeholder.partition()).isEqualTo("inference");
-    List<SlurmJob> displaced =
-        training.keySet().stream()
-            .map(id -> slurm.job(id).orElseThrow())
-            .filter(j -> !running(j))
-            .toList();
+    List<SlurmJob> displaced = displaced(training);
     assertThat(displaced).as("the training job Slurm preempted for the pod").hasSize(1);
     assertThat(training.get(displaced.get(0).id())).isEqualTo(node);
     await("the pod's Events name the preempted job")
@@ -107,11 +101,7 @@ class KnativeE2E extends Scenario {
    */
   @Test
   void scaleZeroThreeZeroThreePlaceholdersFollowThePods() {
-    services().resource(service("scaled", "dev.local/model-server:1", 0)).create();
-    String revision = "scaled-00001";
-    await("the revision's PodAutoscaler")
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> pa(revision).get() != null);
+    String revision = createAtZero("scaled");
     try (Lifecycles seen = new Lifecycles()) {
       for (int round = 1; round <= 2; round++) {
         Instant scaleUp = setMinScale(revision, 3);
@@ -181,11 +171,7 @@ class KnativeE2E extends Scenario {
   @Test
   void coldStartFromZeroWithAndWithoutPreemption() {
     assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
-    services().resource(service("cold", "dev.local/model-server:1", 0)).create();
-    String revision = "cold-00001";
-    await("the revision's PodAutoscaler")
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> pa(revision).get() != null);
+    String revision = createAtZero("cold");
     try (Lifecycles seen = new Lifecycles()) {
       for (boolean preempting : new boolean[] {false, true}) {
         for (int round = 0; round < 5; round++) {
@@ -263,12 +249,21 @@ class KnativeE2E extends Scenario {
   }
 
   GenericKubernetesResource example(String file) throws Exception {
-    Path repo = LocalSlurmCluster.script().getParent().getParent().getParent();
     GenericKubernetesResource r =
         Serialization.unmarshal(
-            Files.readString(repo.resolve(file)), GenericKubernetesResource.class);
+            Files.readString(E2eStack.repo().resolve(file)), GenericKubernetesResource.class);
     r.getMetadata().setNamespace(ns);
     return r;
+  }
+
+  /** Creates a Service at zero pods; returns its first revision once it has a PodAutoscaler. */
+  String createAtZero(String name) {
+    services().resource(service(name, "dev.local/model-server:1", 0)).create();
+    String revision = name + "-00001";
+    await("the revision's PodAutoscaler")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> pa(revision).get() != null);
+    return revision;
   }
 
   /** Sets the revision's lower scale bound on its PodAutoscaler; returns when it was asked. */
@@ -325,15 +320,6 @@ class KnativeE2E extends Scenario {
                   && seen.stream().allMatch(p -> p.getSpec().getNodeName() != null);
             });
     return List.copyOf(seen);
-  }
-
-  void cancelSbatchJobs() {
-    if (!sbatchJobs.isEmpty()) {
-      List<String> cmd = new ArrayList<>(List.of("scancel"));
-      sbatchJobs.forEach(id -> cmd.add(Long.toString(id)));
-      stack.slurmCluster().cli(cmd.toArray(String[]::new));
-      sbatchJobs.clear();
-    }
   }
 
   // ------------------------------------------------------------------------------ observers

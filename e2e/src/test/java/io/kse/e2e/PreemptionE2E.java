@@ -33,11 +33,7 @@ class PreemptionE2E extends Scenario {
     assertThat(placeholder.partition()).isEqualTo("inference");
 
     // exactly the training job on that node gave way, and Slurm requeued it (not cancelled)
-    List<SlurmJob> displaced =
-        training.keySet().stream()
-            .map(id -> slurm.job(id).orElseThrow())
-            .filter(j -> !running(j))
-            .toList();
+    List<SlurmJob> displaced = displaced(training);
     assertThat(displaced).hasSize(1);
     SlurmJob victim = displaced.get(0);
     assertThat(training.get(victim.id())).isEqualTo(node);

@@ -62,11 +62,7 @@ abstract class Scenario {
 
   @AfterEach
   void cleanUp() {
-    if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them
-      List<String> cmd = new ArrayList<>(List.of("scancel"));
-      sbatchJobs.forEach(id -> cmd.add(Long.toString(id)));
-      stack.slurmCluster().cli(cmd.toArray(String[]::new));
-    }
+    cancelSbatchJobs();
     kube.namespaces().withName(ns).delete();
     // every placeholder of this namespace's pods must end with them
     await()
@@ -199,6 +195,24 @@ abstract class Scenario {
     long id = Long.parseLong(c.cli(cmd.toArray(String[]::new)).trim().split(";")[0]);
     sbatchJobs.add(id);
     return id;
+  }
+
+  /** Cancels the jobs this scenario submitted with sbatch so far (with scancel, as root). */
+  void cancelSbatchJobs() {
+    if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them
+      List<String> cmd = new ArrayList<>(List.of("scancel"));
+      sbatchJobs.forEach(id -> cmd.add(Long.toString(id)));
+      stack.slurmCluster().cli(cmd.toArray(String[]::new));
+      sbatchJobs.clear();
+    }
+  }
+
+  /** The jobs of {@code training} (job id → node) that no longer run: Slurm's victims. */
+  List<SlurmJob> displaced(Map<Long, String> training) {
+    return training.keySet().stream()
+        .map(id -> slurm.job(id).orElseThrow())
+        .filter(j -> !running(j))
+        .toList();
   }
 
   /** What {@code kubectl cordon} (true) and {@code uncordon} (false) do. */

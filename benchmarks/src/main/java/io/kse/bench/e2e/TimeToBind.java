@@ -254,13 +254,17 @@ public final class TimeToBind {
 
   /** Our part: placeholder seen RUNNING → pod seen bound. */
   private static Stats ourPart(Run r, Map<String, Long> allocatedAt) {
+    return Stats.ofDurations(ourPartNanos(r, allocatedAt));
+  }
+
+  private static List<Long> ourPartNanos(Run r, Map<String, Long> allocatedAt) {
     List<Long> d = new ArrayList<>();
     r.bound()
         .forEach(
             (name, bound) ->
                 Optional.ofNullable(allocatedAt.get(name))
                     .ifPresent(a -> d.add(Math.max(0, bound - a))));
-    return Stats.ofDurations(d);
+    return d;
   }
 
   /**
@@ -286,11 +290,7 @@ public final class TimeToBind {
     for (int i = 0; i < 10; i++) {
       Map<String, Long> allocatedAt = new ConcurrentHashMap<>();
       Run r = podsBound("bench-single" + name + "-" + i + "-" + tag, OURS, 1, 1, allocatedAt);
-      r.bound()
-          .forEach(
-              (pod, b) ->
-                  Optional.ofNullable(allocatedAt.get(pod))
-                      .ifPresent(a -> singles.add(Math.max(0, b - a))));
+      singles.addAll(ourPartNanos(r, allocatedAt));
     }
     Stats single = Stats.ofDurations(singles);
     line("our_part_p50_ms_single" + suffix, String.format("%.0f", single.p50()));

@@ -160,24 +160,18 @@ public final class HttpFilterLoad {
             () -> 100_000,
             java.time.Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
-    HttpServer verbs =
-        routes
-            .listen(vertx, "127.0.0.1", 0)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    HttpServer ops =
-        routes
-            .listenOps(vertx, "127.0.0.1", 0)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
+    HttpServer verbs = await(routes.listen(vertx, "127.0.0.1", 0));
+    HttpServer ops = await(routes.listenOps(vertx, "127.0.0.1", 0));
     System.out.println(verbs.actualPort() + " " + ops.actualPort());
     System.out.flush();
     while (System.in.read() >= 0) {
       // until the load generator goes
     }
     System.exit(0);
+  }
+
+  private static HttpServer await(io.vertx.core.Future<HttpServer> listening) throws Exception {
+    return listening.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   /** Total milliseconds and calls of the server's filter timers, from its ops listener. */

@@ -32,10 +32,7 @@ public final class AllocationHintRoute {
   }
 
   void hint(RoutingContext ctx) {
-    String from =
-        ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
-    if (!trusted.test(from)) {
-      String auth = ctx.request().getHeader("Authorization");
+    if (!trusted.test(ExtenderServer.remoteHost(ctx.request()))) {
       if (token.isEmpty()) {
         refuse(
             ctx,
@@ -45,10 +42,7 @@ public final class AllocationHintRoute {
                 + " KSE_ALLOCATION_HINT_TOKEN_FILE is set");
         return;
       }
-      byte[] given =
-          auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-              ? auth.substring(7).trim().getBytes(StandardCharsets.UTF_8)
-              : new byte[0];
+      byte[] given = ExtenderServer.bearerToken(ctx.request()).getBytes(StandardCharsets.UTF_8);
       if (!MessageDigest.isEqual(given, token.get())) {
         refuse(
             ctx, 401, "Unauthorized", "an allocation hint needs the hint token as a bearer token");

@@ -37,16 +37,11 @@ final class ExplainRoute {
   /** Loopback callers are trusted (the pod itself); others must be allowed to read its pods. */
   void explain(RoutingContext ctx) {
     String ns = ctx.pathParam("namespace");
-    if (ctx.request().remoteAddress() != null
-        && trusted.test(ctx.request().remoteAddress().hostAddress())) {
+    if (trusted.test(ExtenderServer.remoteHost(ctx.request()))) {
       explainNow(ctx, ns);
       return;
     }
-    String auth = ctx.request().getHeader("Authorization");
-    String token =
-        auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-            ? auth.substring(7).trim()
-            : "";
+    String token = ExtenderServer.bearerToken(ctx.request());
     if (token.isEmpty()) {
       Responses.problem(
           ctx,

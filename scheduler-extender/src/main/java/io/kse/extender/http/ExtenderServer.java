@@ -209,6 +209,19 @@ public final class ExtenderServer implements AutoCloseable {
     explainRoute.trust(ExtenderServer::isLoopback);
   }
 
+  /** The request's bearer token ("" without one). */
+  static String bearerToken(io.vertx.core.http.HttpServerRequest request) {
+    String auth = request.getHeader("Authorization");
+    return auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? auth.substring(7).trim()
+        : "";
+  }
+
+  /** The caller's address ("" if unknown). */
+  static String remoteHost(io.vertx.core.http.HttpServerRequest request) {
+    return request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress();
+  }
+
   public static boolean isLoopback(String address) {
     try {
       return java.net.InetAddress.getByName(address).isLoopbackAddress();
