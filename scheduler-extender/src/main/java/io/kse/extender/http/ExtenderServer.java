@@ -223,6 +223,9 @@ public final class ExtenderServer implements AutoCloseable {
   }
 
   public static boolean isLoopback(String address) {
+    if (address == null || address.isBlank()) {
+      return false; // an unknown caller; InetAddress would read "" as localhost
+    }
     try {
       return java.net.InetAddress.getByName(address).isLoopbackAddress();
     } catch (java.net.UnknownHostException e) {

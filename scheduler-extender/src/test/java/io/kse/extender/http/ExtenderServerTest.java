@@ -410,6 +410,15 @@ class ExtenderServerTest {
   }
 
   @Test
+  void aCallerWhoseAddressIsUnknownIsNotLoopback() {
+    // InetAddress reads "" as localhost: an unknown caller must not pass as the pod itself
+    assertThat(ExtenderServer.isLoopback("")).isFalse();
+    assertThat(ExtenderServer.isLoopback(null)).isFalse();
+    assertThat(ExtenderServer.isLoopback("127.0.0.1")).isTrue();
+    assertThat(ExtenderServer.isLoopback("192.0.2.1")).isFalse();
+  }
+
+  @Test
   void anAllocationHintFromElsewhereNeedsTheHintToken() throws Exception {
     hinted.clear();
     hintsWithToken.trust(a -> false);
