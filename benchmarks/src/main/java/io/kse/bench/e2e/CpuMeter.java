@@ -37,13 +37,43 @@ final class CpuMeter {
         for (Path f : files) {
           String name = f.getFileName().toString().replaceFirst("\\.pid$", "");
           String component = name.startsWith("slurmd-") ? "slurmd" : name;
-          cpuMs(Files.readString(f).trim()).ifPresent(t -> ms.merge(component, t, Long::sum));
+          String pid = Files.readString(f).trim();
+          cpuMs(pid).ifPresent(t -> ms.merge(component, t, Long::sum));
+          if (component.equals("extender")) {
+            jvmThreads(pid).forEach((k, t) -> ms.put(component + "." + k, t));
+          }
         }
       } catch (IOException e) {
         // a stack without that directory: nothing to count there
       }
     }
     cpuMs("self").ifPresent(t -> ms.put(LOAD_GENERATOR, t));
+    return ms;
+  }
+
+  /**
+   * A JVM's CPU by kind of thread: its JIT compilers and its garbage collector, whose cost a
+   * long-running extender pays once or in proportion to what it allocates, apart from its own.
+   */
+  private static Map<String, Long> jvmThreads(String pid) {
+    Map<String, Long> ms = new TreeMap<>();
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", pid, "task"))) {
+      for (Path t : tasks) {
+        String stat = Files.readString(t.resolve("stat"));
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        String kind =
+            name.contains("CompilerThre")
+                ? "jit"
+                : name.startsWith("GC Thread") || name.startsWith("G1 ") ? "gc" : null;
+        if (kind != null) {
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          ms.merge(kind, ticks * 1000 / TICKS_PER_SECOND, Long::sum);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not running, or a thread ended while read: counted as nothing
+    }
     return ms;
   }
 

@@ -46,6 +46,7 @@ import java.util.function.Function;
  * <pre>
  * java -cp benchmarks.jar io.kse.bench.e2e.TimeToBind --env DIR/env --pods 200 [--tag T]
  *      [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]
+ *      [--only our-part]   # warm-up, then only our own part (wake-up → bound), e.g. at 5,000 nodes
  * </pre>
  */
 public final class TimeToBind {
@@ -57,6 +58,7 @@ public final class TimeToBind {
   private final SlurmClient slurm;
   private final String tag;
   private final CpuMeter cpu;
+  private final ApiRequests api;
 
   /** How often the Slurm floor looks at Slurm: as often, and as cheaply, as our cache does. */
   private final long slurmObserverMs;
@@ -66,6 +68,7 @@ public final class TimeToBind {
     this.tag = tag;
     this.kube = stack.kube();
     this.cpu = CpuMeter.of(stack);
+    this.api = new ApiRequests(kube);
     this.slurmObserverMs = 500; // KSE_SLURM_POLL_INTERVAL_MS's default, which the stack runs
     this.slurm =
         SlurmClients.connect(
@@ -81,7 +84,8 @@ public final class TimeToBind {
     if (!a.containsKey("env") || !a.containsKey("stack")) {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
-              + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]");
+              + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]"
+              + " [--only our-part]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
@@ -89,6 +93,15 @@ public final class TimeToBind {
     int gpus = Integer.parseInt(a.getOrDefault("gpus", "1"));
     int pendingQueue = Integer.parseInt(a.getOrDefault("pending-queue", "0"));
     try {
+      if ("our-part".equals(a.get("only"))) { // the cost of a wake-up alone, e.g. at 5,000 nodes
+        b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
+        b.ourPart();
+        double[] filter = b.filterLatency();
+        b.line("filter_mean_us", String.format("%.1f", filter[0]));
+        b.line("nodes_in_kubernetes", Integer.toString(b.kube.nodes().list().getItems().size()));
+        b.kube.close();
+        System.exit(0);
+      }
       List<Long> held = pendingQueue > 0 ? b.holdTrainingJobs(pendingQueue) : List.of();
       // the floors run without the extender: it would take the floor's tagged jobs for orphans
       b.stack.command("extender-stop");
@@ -98,7 +111,9 @@ public final class TimeToBind {
       // a freshly started JVM compiles its hot paths during its first pods; the floors' processes
       // are long warm, and so is an extender in production: 16 pods first, not measured
       b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
+      Map<String, Double> slurmCallsBefore = b.slurmCalls();
       Run ours = b.ours(pods, gpus);
+      b.slurmCallsPerPod(slurmCallsBefore, b.slurmCalls(), ours.bound().size());
       b.report("slurm_floor", slurmFloor);
       b.report("kube_floor", kubeFloor);
       b.report("ttb", ours);
@@ -161,6 +176,7 @@ public final class TimeToBind {
     Map<Long, Long> submitted = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
     Map<String, Long> cpuBefore = cpu.snapshot();
+    Map<String, Long> apiBefore = api.snapshot();
     long first = System.nanoTime();
     for (int i = 0; i < n; i++) {
       int k = i;
@@ -197,6 +213,7 @@ public final class TimeToBind {
       Thread.sleep(slurmObserverMs);
     }
     Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+    Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.snapshot());
     submitted.keySet().forEach(this::cancelQuietly);
     awaitNoLive("bench-slurm-floor");
     Map<String, Long> start = new LinkedHashMap<>();
@@ -208,7 +225,7 @@ public final class TimeToBind {
             end.put(Long.toString(id), running.get(id));
           }
         });
-    return Run.of(first, start, end, n, cpuSpent);
+    return Run.of(first, start, end, n, cpuSpent, apiSpent);
   }
 
   /** Kubernetes alone: the default scheduler binds the same pods on the kwok nodes. */
@@ -315,14 +332,16 @@ public final class TimeToBind {
       Map<String, Long> created,
       Map<String, Long> bound,
       int total,
-      Map<String, Long> cpuMs) {
+      Map<String, Long> cpuMs,
+      Map<String, Long> apiRequests) {
     static Run of(
         long first,
         Map<String, Long> created,
         Map<String, Long> bound,
         int total,
-        Map<String, Long> cpuMs) {
-      return new Run(first, Map.copyOf(created), Map.copyOf(bound), total, cpuMs);
+        Map<String, Long> cpuMs,
+        Map<String, Long> apiRequests) {
+      return new Run(first, Map.copyOf(created), Map.copyOf(bound), total, cpuMs, apiRequests);
     }
 
     /** Per item: its own start → its end. */
@@ -345,8 +364,12 @@ public final class TimeToBind {
       return bound.size() / (makespanMs() / 1e3);
     }
 
+    /** Every process's CPU per bound pod (a process's parts, e.g. "extender.jit", not again). */
     double cpuMsPerPod() {
-      return cpuMs.values().stream().mapToLong(Long::longValue).sum()
+      return cpuMs.entrySet().stream()
+              .filter(e -> !e.getKey().contains("."))
+              .mapToLong(Map.Entry::getValue)
+              .sum()
           / (double) Math.max(1, bound.size());
     }
   }
@@ -463,6 +486,7 @@ public final class TimeToBind {
     }
     ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
     Map<String, Long> cpuBefore = cpu.snapshot();
+    Map<String, Long> apiBefore = api.snapshot();
     long first = System.nanoTime();
     for (int i = 0; i < n; i++) {
       String name = "pod-" + i;
@@ -481,11 +505,12 @@ public final class TimeToBind {
       Thread.sleep(10);
     }
     Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+    Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
     if (poller != null) {
       poller.interrupt();
     }
     informer.close();
-    Run run = Run.of(first, created, bound, n, cpuSpent);
+    Run run = Run.of(first, created, bound, n, cpuSpent, apiSpent);
     kube.namespaces().withName(ns).delete();
     while (kube.namespaces().withName(ns).get() != null) {
       Thread.sleep(200);
@@ -588,13 +613,7 @@ public final class TimeToBind {
    */
   private double[] filterLatency() {
     try {
-      String metrics =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
+      String metrics = extenderMetrics();
       double sum = 0;
       double count = 0;
       double fast = 0;
@@ -617,6 +636,37 @@ public final class TimeToBind {
     }
   }
 
+  private String extenderMetrics() throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  /**
+   * The extender's Slurm calls so far by operation (retries included), and their summed seconds
+   * under the key {@code operation + "_seconds"}: empty when the extender is not running.
+   */
+  private Map<String, Double> slurmCalls() {
+    Map<String, Double> calls = new java.util.TreeMap<>();
+    try {
+      for (String l : extenderMetrics().split("\n")) {
+        boolean count = l.startsWith("kse_slurm_request_duration_seconds_count{");
+        boolean sum = l.startsWith("kse_slurm_request_duration_seconds_sum{");
+        java.util.regex.Matcher m =
+            java.util.regex.Pattern.compile("operation=\"([^\"]+)\"").matcher(l);
+        if ((count || sum) && m.find()) {
+          calls.merge(m.group(1) + (sum ? "_seconds" : ""), value(l), Double::sum);
+        }
+      }
+    } catch (IOException | InterruptedException e) {
+      // no extender: no calls to count
+    }
+    return calls;
+  }
+
   private static double value(String line) {
     return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
   }
@@ -632,6 +682,26 @@ public final class TimeToBind {
     line(key + "_makespan_ms", String.format("%.0f", r.makespanMs()));
   }
 
+  /**
+   * The extender's Slurm calls per bound pod by operation, and the mean latency of its submits (the
+   * slurmrestd path {@code SubmitThroughput} measures alone).
+   */
+  private void slurmCallsPerPod(Map<String, Double> before, Map<String, Double> after, int pods) {
+    after.forEach(
+        (op, v) -> {
+          double d = v - before.getOrDefault(op, 0.0);
+          if (!op.endsWith("_seconds") && d > 0) {
+            line("slurm_calls_per_pod." + op, String.format("%.2f", d / Math.max(1, pods)));
+          }
+        });
+    double submits = after.getOrDefault("submit", 0.0) - before.getOrDefault("submit", 0.0);
+    double seconds =
+        after.getOrDefault("submit_seconds", 0.0) - before.getOrDefault("submit_seconds", 0.0);
+    if (submits > 0) {
+      line("our_submit_mean_ms", String.format("%.1f", seconds / submits * 1e3));
+    }
+  }
+
   /** CPU milliseconds per bound pod (or running job), per component and in total. */
   private void cost(String run, Run r) {
     double pods = Math.max(1, r.bound().size());
@@ -640,6 +710,19 @@ public final class TimeToBind {
             (component, ms) ->
                 line("cpu_ms_per_pod." + run + "." + component, String.format("%.1f", ms / pods)));
     line("cpu_ms_per_pod_total_" + run, String.format("%.1f", r.cpuMsPerPod()));
+    // what the API server wrote per pod, and for what: writes cost it and etcd most of their CPU
+    line(
+        "api_writes_per_pod_" + run,
+        String.format("%.2f", ApiRequests.writes(r.apiRequests()) / pods));
+    r.apiRequests()
+        .forEach(
+            (what, count) -> {
+              if (ApiRequests.isWrite(what)) {
+                line(
+                    "api_per_pod." + run + "." + what.replace(' ', '_'),
+                    String.format("%.2f", count / pods));
+              }
+            });
     if (run.equals("ours")) {
       line(
           "cpu_ms_per_pod_extender",

@@ -24,7 +24,6 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   private static final String COMPONENT = "kube-slurm-extender";
 
   private static final int EVENT_QUEUE = 10_000;
-  private static final String MERGE = "application/merge-patch+json";
   private static final String STRATEGIC = "application/strategic-merge-patch+json";
   // removes only our gate (schedulingGates merges by name); a no-op on a pod without it
   private static final String LIFT_GATE =
@@ -120,42 +119,31 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
 
   @Override
   public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-    // one strategic-merge patch with the UID as precondition: no read, no resourceVersion, so no
-    // conflict with kube-scheduler updating the same pod (edit() lost such races under load)
-    String annotations =
-        "\"metadata\":{"
-            + uid(pod)
-            + ",\"annotations\":{\""
-            + WellKnown.JOB_ANNOTATION
-            + "\":\""
-            + jobId
-            + "\",\""
-            + WellKnown.NODE_ANNOTATION
-            + "\":\""
-            + node
-            + "\"}}";
+    // the status subresource takes metadata and status in one write (it resets only the spec):
+    // the job and node annotations (a pod update, which requeues a pod the filter rejected),
+    // nominatedNodeName (kube-scheduler then filters that node alone first, so a woken pod costs
+    // the same at 50 and at 15,000 nodes: KEP-5278) and the Allocated condition. Strategic merge:
+    // conditions merge by type. The UID precondition means no read and no conflict with
+    // kube-scheduler writing the same pod (read-modify-write lost such races under load).
+    ObjectNode body = JSON.createObjectNode();
+    ObjectNode metadata = body.putObject("metadata").put("uid", pod.uid());
+    metadata
+        .putObject("annotations")
+        .put(WellKnown.JOB_ANNOTATION, Long.toString(jobId))
+        .put(WellKnown.NODE_ANNOTATION, node);
+    ObjectNode status = body.putObject("status").put("nominatedNodeName", node);
+    status
+        .putArray("conditions")
+        .add(condition(true, "Allocated", "Slurm job " + jobId + " allocated " + node));
     try {
-      // gated: lifting the gate is a spec change, which only a strategic-merge patch expresses
-      // without replacing other controllers' gates; ungated: a plain merge patch
-      patch(
-          path(pod),
-          gated ? STRATEGIC : MERGE,
-          "{" + annotations + (gated ? "," + LIFT_GATE : "") + "}");
+      patch(path(pod) + "/status", STRATEGIC, body.toString());
+      if (gated) {
+        // after the nomination, so the scheduling attempt the lifted gate starts already sees it
+        ungateOrThrow(pod);
+      }
     } catch (KubernetesClientException e) {
       LOG.warn("wake_failed pod={} uid={} node={} error={}", pod, pod.uid(), node, e.getMessage());
       return e.getCode() == 404 || e.getCode() == 409; // gone or replaced: nothing to retry
-    }
-    if (gated) {
-      return true; // one write per pod is what the API server can afford in a burst
-    }
-    try {
-      // a hint that steers the next attempt to the node (KEP-5278); refused on older clusters
-      patch(
-          path(pod) + "/status",
-          MERGE,
-          "{\"metadata\":{" + uid(pod) + "},\"status\":{\"nominatedNodeName\":\"" + node + "\"}}");
-    } catch (KubernetesClientException e) {
-      LOG.debug("nominate_failed pod={} node={} error={}", pod, node, e.getMessage());
     }
     return true;
   }
@@ -163,10 +151,16 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   @Override
   public void ungate(PodRef pod) {
     try {
-      patch(path(pod), STRATEGIC, "{\"metadata\":{" + uid(pod) + "}," + LIFT_GATE + "}");
+      ungateOrThrow(pod);
     } catch (KubernetesClientException e) {
       LOG.warn("ungate_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
     }
+  }
+
+  // gated: lifting the gate is a spec change, which only a strategic-merge patch expresses
+  // without replacing other controllers' gates
+  private void ungateOrThrow(PodRef pod) {
+    patch(path(pod), STRATEGIC, "{\"metadata\":{" + uid(pod) + "}," + LIFT_GATE + "}");
   }
 
   private static String path(PodRef pod) {
@@ -273,24 +267,26 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
 
   @Override
   public void condition(PodRef pod, boolean allocated, String reason, String message) {
-    ObjectNode c =
-        JSON.createObjectNode()
-            .put("type", WellKnown.CONDITION)
-            .put("status", allocated ? "True" : "False")
-            .put("reason", reason)
-            .put("message", message.length() > 1000 ? message.substring(0, 1000) : message)
-            .put(
-                "lastTransitionTime",
-                DateTimeFormatter.ISO_INSTANT.format(
-                    clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
     ObjectNode body = JSON.createObjectNode();
     body.putObject("metadata").put("uid", pod.uid());
-    body.putObject("status").putArray("conditions").add(c);
+    body.putObject("status").putArray("conditions").add(condition(allocated, reason, message));
     try {
       // strategic merge: conditions merge by type, so kube-scheduler's PodScheduled stays
       patch(path(pod) + "/status", STRATEGIC, body.toString());
     } catch (KubernetesClientException e) {
       LOG.debug("condition_failed pod={} uid={} error={}", pod, pod.uid(), e.getMessage());
     }
+  }
+
+  private ObjectNode condition(boolean allocated, String reason, String message) {
+    return JSON.createObjectNode()
+        .put("type", WellKnown.CONDITION)
+        .put("status", allocated ? "True" : "False")
+        .put("reason", reason)
+        .put("message", message.length() > 1000 ? message.substring(0, 1000) : message)
+        .put(
+            "lastTransitionTime",
+            DateTimeFormatter.ISO_INSTANT.format(
+                clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
   }
 }

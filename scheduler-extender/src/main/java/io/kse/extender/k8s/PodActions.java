@@ -6,11 +6,11 @@ public interface PodActions {
   void event(PodRef pod, EventReason reason, String message);
 
   /**
-   * Nudges kube-scheduler to schedule the pod now: lifts our scheduling gate (if the admission
-   * policy set one) and records the job and node in annotations — a pod update, which also requeues
-   * a pod an extender rejected — and, unless the pod was {@code gated} (lifting the gate puts it
-   * straight into the active queue), {@code nominatedNodeName} steers it to {@code node}. False
-   * when the pod could not be updated (to be tried again).
+   * Nudges kube-scheduler to schedule the pod now on {@code node}: records the job and node in
+   * annotations (a pod update, which also requeues a pod an extender rejected), nominates the node
+   * ({@code nominatedNodeName}: kube-scheduler tries that node alone first), sets the {@value
+   * WellKnown#CONDITION} condition to allocated, and lifts our scheduling gate if the pod is {@code
+   * gated}. False when the pod could not be updated (to be tried again).
    */
   boolean wake(PodRef pod, String node, long jobId, boolean gated);
 

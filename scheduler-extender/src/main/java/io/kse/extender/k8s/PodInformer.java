@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -14,19 +13,6 @@ import java.util.function.Consumer;
  * Lookups read its store; add/update/delete events drive the placeholder lifecycle.
  */
 public final class PodInformer implements PodSource, AutoCloseable {
-  /** The pod fields the cache keeps (plus namespace, name, uid and resourceVersion). */
-  static final String[] KEPT_FIELDS = {
-    "metadata.uid",
-    "metadata.labels",
-    "metadata.annotations",
-    "metadata.creationTimestamp",
-    "metadata.deletionTimestamp",
-    "metadata.ownerReferences",
-    "spec",
-    "status.phase",
-    "status.nominatedNodeName"
-  };
-
   private final KubernetesClient client;
   private final String schedulerName;
   private final Optional<String> namespace;
@@ -62,12 +48,7 @@ public final class PodInformer implements PodSource, AutoCloseable {
     SharedIndexInformer<Pod> inf = selected.runnableInformer(0);
     // keep what the extender reads, not managedFields and status history (at 10,000 pods and
     // 5,000 nodes the live heap went from 211 to 177 MiB: benchmarks/RESULTS.md)
-    inf.itemStore(
-        new ReducedStateItemStore<>(
-            ReducedStateItemStore.NAME_KEY_STATE,
-            Pod.class,
-            client.getKubernetesSerialization(),
-            KEPT_FIELDS));
+    inf.itemStore(SlimItemStore.pods());
     this.informer = inf;
     inf.addEventHandler(
         new ResourceEventHandler<>() {

@@ -381,7 +381,9 @@ public final class PlacementReconciler {
       } else if (step instanceof Step.Submit s) {
         submit(placement, pods, facts, s.why());
       } else if (step instanceof Step.Waiting w) {
-        waiting(w.member(), w);
+        if (!brieflyPending(w, facts)) {
+          waiting(w.member(), w);
+        }
       } else if (step instanceof Step.Wake w) {
         wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w);
       } else if (step instanceof Step.Cancel c) {
@@ -629,6 +631,22 @@ public final class PlacementReconciler {
         () -> heldForTerminating.remove(ref.uid()));
   }
 
+  /**
+   * How long a placeholder pends before its pods are told why they wait. Pending a moment is how
+   * every placeholder starts (slurmctld schedules in passes): saying so at once cost each pod of a
+   * burst a condition patch and an Event, and the API server's CPU is what a burst waits for. The
+   * periodic pass says it once this has passed.
+   */
+  static final Duration PENDING_QUIET = Duration.ofSeconds(2);
+
+  private boolean brieflyPending(Step.Waiting w, PlacementFacts facts) {
+    return "SlurmPending".equals(w.reason())
+        && facts
+            .job()
+            .map(j -> clock.instant().isBefore(j.submitTime().plus(PENDING_QUIET)))
+            .orElse(false);
+  }
+
   private void waiting(PodRef ref, Step.Waiting w) {
     String said = w.reason() + "|" + w.message();
     if (said.equals(waitingSaid.put(ref.uid(), said))) {
@@ -660,8 +678,6 @@ public final class PlacementReconciler {
             woken.remove(ref.uid()); // the next pass tries again
             return;
           }
-          actions.condition(
-              ref, true, "Allocated", "Slurm job " + w.jobId() + " allocated " + w.node());
           actions.event(
               ref, EventReason.ALLOCATED, "Slurm job " + w.jobId() + " allocated node " + w.node());
         },

@@ -579,6 +579,7 @@ class PlacementReconcilerTest {
     long id = submitted(p);
     slurm.pend(id, "Resources");
     cache.pollOnce();
+    clock.advance(PlacementReconciler.PENDING_QUIET.plusMillis(100));
     lifecycle.reconcileAll();
     lifecycle.reconcileAll();
     assertThat(actions.stream().filter(a -> a.startsWith("condition")))
@@ -591,8 +592,27 @@ class PlacementReconcilerTest {
     assertThat(actions.stream().filter(a -> a.startsWith("condition")))
         .containsExactly(
             "condition false SlurmPending: waiting for Slurm job " + id + " (Resources)",
-            "condition false SlurmPending: waiting for Slurm job " + id + " (Priority)",
-            "condition true Allocated: Slurm job " + id + " allocated gpu-node-0");
+            "condition false SlurmPending: waiting for Slurm job " + id + " (Priority)");
+    assertThat(actions).contains("wake serving/llm-0 -> gpu-node-0");
+  }
+
+  @Test
+  void aPlaceholderPendingOnlyAMomentCostsThePodNoConditionAndNoEvent() {
+    // issue 16: each pod of a burst got a SlurmPending condition and Event before slurmctld's next
+    // pass started its placeholder a few hundred ms later: API server CPU the burst waited for
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    slurm.pend(id, "None");
+    cache.pollOnce();
+    lifecycle.reconcileAll();
+    slurm.pend(id, "Resources");
+    cache.pollOnce();
+    lifecycle.reconcileAll();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    lifecycle.reconcileAll();
+    assertThat(actions).noneMatch(a -> a.contains("waiting for Slurm job"));
+    assertThat(actions).contains("wake serving/llm-0 -> gpu-node-1");
   }
 
   @Test

@@ -82,7 +82,8 @@ public final class RestSlurmClient implements SlurmClient {
     // before what this listing covers (costs one repeated listing after each change).
     Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());
     String query = since.getEpochSecond() > 0 ? "?update_time=" + updateTime(since, requested) : "";
-    SlurmHttp.Response resp = http.get("list jobs", path("jobs" + slash + query));
+    SlurmHttp.Response resp =
+        http.get("list jobs", path("jobs" + slash + query), "jobs", SlurmJson.JOB_FIELDS);
     if (resp.status() == 304 || noChangeSince(resp.body())) {
       return JobListing.unchanged(since);
     }

@@ -24,6 +24,28 @@ import java.util.Set;
 final class SlurmJson {
   private SlurmJson() {}
 
+  /** Every field {@link #job} reads, in any version: a job listing keeps only these. */
+  static final java.util.Set<String> JOB_FIELDS =
+      java.util.Set.of(
+          "job_id",
+          "name",
+          "comment",
+          "job_state",
+          "state_reason",
+          "partition",
+          "qos",
+          "nodes",
+          "node_count",
+          "submit_time",
+          "start_time",
+          "end_time",
+          "preempt_time",
+          "restart_cnt",
+          "tres_per_node",
+          "features",
+          "priority",
+          "gres_detail");
+
   static SlurmJob job(JsonNode j) {
     List<String> states = strings(j.path("job_state"));
     JobState state =
