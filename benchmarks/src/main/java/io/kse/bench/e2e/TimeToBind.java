@@ -463,7 +463,17 @@ public final class TimeToBind {
                 },
                 0);
     Thread poller = null;
-    if (allocatedAt != null) {
+    if (allocatedAt != null && n == 1) {
+      // before the pod exists: its placeholder's id comes after every id Slurm has now
+      long firstId =
+          slurm.jobsChangedSince(Instant.EPOCH).jobs().stream()
+                  .mapToLong(SlurmJob::id)
+                  .max()
+                  .orElse(0)
+              + 1;
+      poller = new Thread(() -> watchOneJob(ns, allocatedAt, firstId));
+      poller.start();
+    } else if (allocatedAt != null) {
       poller =
           new Thread(
               () -> {
@@ -517,6 +527,37 @@ public final class TimeToBind {
     }
     awaitNoLive(ns);
     return run;
+  }
+
+  /**
+   * One pod's placeholder seen RUNNING within 5 ms: Slurm numbers jobs in order, so the next job
+   * ids are read one by one (a few KB each) until one is this namespace's, then that job alone. A
+   * 50 ms listing of the whole job table was slower than the hint-woken extender (the pod was often
+   * bound before the listing showed its job running).
+   */
+  private void watchOneJob(String ns, Map<String, Long> allocatedAt, long firstId) {
+    long next = firstId;
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (!Thread.currentThread().isInterrupted() && System.nanoTime() < deadline) {
+      long now = System.nanoTime();
+      Optional<SlurmJob> j = slurm.job(next);
+      if (j.isPresent()) {
+        Optional<PlaceholderTag> t = j.get().placeholder();
+        if (t.isEmpty() || !t.get().namespace().equals(ns) || j.get().state().isFinal()) {
+          next++; // someone else's, or a replaced placeholder: the next id
+          continue;
+        }
+        if (j.get().state() == JobState.RUNNING) {
+          allocatedAt.putIfAbsent(t.get().name(), now);
+          return;
+        }
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
   }
 
   private static Pod pod(String ns, String name, String scheduler, int gpus) {

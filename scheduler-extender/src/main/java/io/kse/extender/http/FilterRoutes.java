@@ -55,10 +55,11 @@ final class FilterRoutes {
     }
     if (!v.reason().equals(lastVerdict.put(req.pod().uid(), v.reason()))) {
       LOG.info(
-          "filter pod={} uid={} verdict={} passing={} reason=\"{}\"",
+          "filter pod={} uid={} verdict={} candidates={} passing={} reason=\"{}\"",
           Untrusted.text(req.pod().toString()),
           Untrusted.text(req.pod().uid()),
           v.code().tag(),
+          req.nodeNames().size(), // 1 when kube-scheduler tried the nominated node alone
           v.passing(),
           Untrusted.text(v.reason()));
     }

@@ -6,16 +6,16 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
  * "Slurm just allocated job N" (Slurm's PrologSlurmctld, manifests/slurm/kse-allocation-hint): the
- * cache polls now instead of at its next tick. The hint is not trusted — it only makes the cache
- * look sooner, through slurmrestd as always — and costs at most {@link #FOLLOW_UPS}' size plus one
- * polls, folded together with every other hint (SlurmStateCache#pollSoon).
+ * cache reads that job now instead of waiting for its next poll. The hint is not trusted — it only
+ * makes the cache look sooner, through slurmrestd as always — and costs at most {@link
+ * #FOLLOW_UPS}' size plus one reads of that one job (SlurmStateCache#refreshJob: a few KB, where a
+ * poll in a burst is the whole job table), one hint at a time; past {@link #MAX_QUEUED} waiting
+ * reads, or when a read fails, one poll instead (SlurmStateCache#pollSoon, at most one per gap).
  *
  * <p>Slurm runs PrologSlurmctld while the job is still CONFIGURING, so the first look may be too
  * early: until the cache holds the job with its nodes (or ended), it looks again after each of
@@ -25,9 +25,12 @@ public final class AllocationHints implements AutoCloseable {
   static final List<Duration> FOLLOW_UPS =
       List.of(Duration.ofMillis(30), Duration.ofMillis(100), Duration.ofMillis(300));
 
+  /** Reads waiting beyond 256 hints' worth mean a flood: one listing serves them all. */
+  static final int MAX_QUEUED = 256 * (1 + FOLLOW_UPS.size());
+
   private final SlurmStateCache cache;
   private final Duration minGap;
-  private final ScheduledExecutorService timer;
+  private final java.util.concurrent.ScheduledThreadPoolExecutor timer;
   private final Counter hinted;
 
   public AllocationHints(SlurmStateCache cache, Duration minGap, MeterRegistry registry) {
@@ -35,10 +38,13 @@ public final class AllocationHints implements AutoCloseable {
     this.minGap = minGap;
     this.hinted =
         Counter.builder("kse.slurm.hinted.polls")
-            .description("Polls of Slurm asked for by allocation hints, besides the regular ones")
+            .description(
+                "Reads of Slurm asked for by allocation hints (one job each, or a poll in a"
+                    + " flood), besides the regular polls")
             .register(registry);
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
+        new java.util.concurrent.ScheduledThreadPoolExecutor(
+            1,
             r -> {
               Thread t = new Thread(r, "kse-allocation-hints");
               t.setDaemon(true);
@@ -51,28 +57,36 @@ public final class AllocationHints implements AutoCloseable {
     if (settled(jobId)) {
       return; // a regular poll was faster
     }
-    poll();
     long at = 0;
-    for (Duration d : FOLLOW_UPS) {
-      at += d.toMillis();
-      try {
+    try {
+      timer.execute(() -> look(jobId)); // off the caller's thread: an HTTP route's event loop
+      for (Duration d : FOLLOW_UPS) {
+        at += d.toMillis();
         timer.schedule(
             () -> {
               if (!settled(jobId)) {
-                poll();
+                look(jobId);
               }
             },
             at,
             TimeUnit.MILLISECONDS);
-      } catch (RejectedExecutionException e) {
-        return; // closed
       }
+    } catch (RejectedExecutionException e) {
+      // closed
     }
   }
 
-  private void poll() {
+  private void look(long jobId) {
     hinted.increment();
-    cache.pollSoon(minGap);
+    if (timer.getQueue().size() > MAX_QUEUED) {
+      cache.pollSoon(minGap);
+      return;
+    }
+    try {
+      cache.refreshJob(jobId);
+    } catch (RuntimeException e) { // slurmrestd did not answer for it: the listing will
+      cache.pollSoon(minGap);
+    }
   }
 
   /** The cache holds the job with its nodes, or saw it end: nothing more to look for. */

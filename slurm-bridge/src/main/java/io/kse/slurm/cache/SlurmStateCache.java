@@ -247,6 +247,29 @@ public final class SlurmStateCache implements AutoCloseable {
     notifyNodes(old.nodes(), snapshot.nodes());
   }
 
+  /**
+   * Reads one job now and puts what Slurm says of it into the snapshot (an allocation hint named
+   * it): one small answer, where a listing is slurmctld's whole job table whenever anything changed
+   * — in a burst, every poll. Under the poll's lock, so a listing read before this never lands
+   * after it. A job Slurm does not have is left to the listings.
+   */
+  public synchronized void refreshJob(long jobId) {
+    Optional<SlurmJob> now = client.job(jobId);
+    Snapshot old = snapshot;
+    SlurmJob before = old.jobs().get(jobId);
+    if (now.isEmpty() || now.get().equals(before)) {
+      return;
+    }
+    Map<Long, SlurmJob> jobs = new HashMap<>(old.jobs());
+    jobs.put(jobId, now.get());
+    jobs = Map.copyOf(jobs);
+    // the rest of the snapshot is as old as before: its asOf (the cache's age) stays
+    snapshot = new Snapshot(jobs, indexByKey(jobs.values()), old.nodes(), old.asOf());
+    Instant observed = clock.instant();
+    recordLag(now.get(), observed);
+    notifyJob(new JobChange(Optional.ofNullable(before), now, observed));
+  }
+
   private void pollQuietly() {
     try {
       pollOnce();

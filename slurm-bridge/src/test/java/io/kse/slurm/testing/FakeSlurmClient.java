@@ -83,6 +83,13 @@ public final class FakeSlurmClient implements SlurmClient {
     return listCalls;
   }
 
+  /** Reads of one job by id. */
+  public synchronized int jobCalls() {
+    return jobCalls;
+  }
+
+  private int jobCalls;
+
   @Override
   public ApiVersion apiVersion() {
     return ApiVersion.V0044;
@@ -217,6 +224,7 @@ public final class FakeSlurmClient implements SlurmClient {
   @Override
   public synchronized Optional<SlurmJob> job(long jobId) {
     check();
+    jobCalls++;
     return Optional.ofNullable(jobs.get(jobId));
   }
 
