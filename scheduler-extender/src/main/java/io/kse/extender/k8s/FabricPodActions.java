@@ -25,6 +25,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
 
   private static final int EVENT_QUEUE = 10_000;
   private static final String STRATEGIC = "application/strategic-merge-patch+json";
+  private static final String MERGE = "application/merge-patch+json";
   // removes only our gate (schedulingGates merges by name); a no-op on a pod without it
   private static final String LIFT_GATE =
       "\"spec\":{\"schedulingGates\":[{\"name\":\""
@@ -136,7 +137,17 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
         .putArray("conditions")
         .add(condition(true, "Allocated", "Slurm job " + jobId + " allocated " + node));
     try {
-      patch(path(pod) + "/status", STRATEGIC, body.toString());
+      try {
+        patch(path(pod) + "/status", STRATEGIC, body.toString());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 415) {
+          throw e;
+        }
+        // a server that takes no strategic merge (fabric8's mock, some proxies): the same write as
+        // a JSON merge patch, without the conditions, a list which that would replace whole
+        status.remove("conditions");
+        patch(path(pod) + "/status", MERGE, body.toString());
+      }
       if (gated) {
         // after the nomination, so the scheduling attempt the lifted gate starts already sees it
         ungateOrThrow(pod);

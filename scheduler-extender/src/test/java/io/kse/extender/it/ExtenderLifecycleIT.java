@@ -148,7 +148,9 @@ class ExtenderLifecycleIT {
     assertThat(running.partition()).isEqualTo("inference");
     assertThat(running.tresPerNode()).isEqualTo("gres:gpu:h100:4");
 
-    // woken: the pod carries the job and node
+    // woken: the pod is nominated to the node (the mock API server keeps only the status part of a
+    // pods/status write; the job and node annotations it also carries are checked against the real
+    // API server by PlacementE2E and GroupsE2E)
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -159,9 +161,8 @@ class ExtenderLifecycleIT {
                         .inNamespace("serving")
                         .withName("llm-0")
                         .get()
-                        .getMetadata()
-                        .getAnnotations()
-                        .get("kse.io/slurm-node")));
+                        .getStatus()
+                        .getNominatedNodeName()));
 
     String args =
         "{\"Pod\":"

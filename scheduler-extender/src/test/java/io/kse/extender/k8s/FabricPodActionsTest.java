@@ -81,6 +81,26 @@ class FabricPodActionsTest {
     assertThat(server.getRequestCount() - before).as("no gate lift for another pod").isEqualTo(1);
   }
 
+  @Test
+  void aServerWithoutStrategicMergeGetsTheWakeUpAsAMergePatchWithoutConditions() throws Exception {
+    // found by ExtenderLifecycleIT: fabric8's mock API server answers a strategic merge with 415
+    String pod = "/api/v1/namespaces/serving/pods/llm-5";
+    String answer = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"llm-5\"}}";
+    server.expect().patch().withPath(pod + "/status").andReturn(415, "{\"code\":415}").once();
+    server.expect().patch().withPath(pod + "/status").andReturn(200, answer).once();
+    boolean woken =
+        new FabricPodActions(client, Clock.systemUTC())
+            .wake(new PodRef("serving", "llm-5", "uid-5"), "gpu-node-2", 45, false);
+    assertThat(woken).isTrue();
+    takeFor(pod + "/status");
+    var merge = takeFor(pod + "/status");
+    assertThat(merge.getHeader("Content-Type")).contains("application/merge-patch+json");
+    assertThat(merge.getBody().readUtf8())
+        .contains("\"nominatedNodeName\":\"gpu-node-2\"")
+        .contains("\"kse.io/slurm-job\":\"45\"")
+        .doesNotContain("conditions");
+  }
+
   /** The next request to {@code path}, skipping other tests' requests on the shared server. */
   private static io.fabric8.mockwebserver.http.RecordedRequest takeFor(String path)
       throws Exception {
