@@ -92,4 +92,36 @@ public final class BenchStack {
       throw new IllegalStateException("cannot read " + f, e);
     }
   }
+
+  /** A client of the stack's slurmrestd, as the extender connects. */
+  public io.kse.slurm.SlurmClient slurm() {
+    return io.kse.slurm.SlurmClients.connect(
+        io.kse.slurm.SlurmConfig.of(
+            java.net.URI.create(env("KSE_LAB_REST_URL")),
+            java.util.Optional.of(env("KSE_LAB_JWT_USER")),
+            Path.of(env("KSE_LAB_JWT_FILE"))),
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  /** A placeholder-shaped job of {@code gpus} GPUs in the inference partition, as ours are. */
+  public io.kse.slurm.JobSubmission.Builder placeholderJob(
+      String namespace, String name, int gpus) {
+    return io.kse.slurm.JobSubmission.builder(
+            new io.kse.slurm.PlaceholderTag(
+                namespace, name, java.util.UUID.randomUUID().toString()))
+        .partition("inference")
+        .gresPerNode("gpu:h100:" + gpus)
+        .cpusPerNode(1)
+        .memoryPerNodeMb(1024)
+        .workingDirectory(env("KSE_LAB_JOB_DIR"));
+  }
+
+  /** Cancels jobs with scancel (root, munge), 200 per call: one RPC per batch. */
+  public void scancel(List<Long> ids) {
+    for (int i = 0; i < ids.size(); i += 200) {
+      List<String> cmd = new java.util.ArrayList<>(List.of("scancel"));
+      ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
+      exec(cmd, Map.of("SLURM_CONF", env("SLURM_CONF")));
+    }
+  }
 }

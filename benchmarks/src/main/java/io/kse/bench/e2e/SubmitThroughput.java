@@ -1,19 +1,11 @@
 package io.kse.bench.e2e;
 
 import io.kse.slurm.JobSubmission;
-import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
-import io.kse.slurm.SlurmClients;
-import io.kse.slurm.SlurmConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.URI;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +31,7 @@ public final class SubmitThroughput {
     BenchStack stack = BenchStack.from(a);
     String tag = a.getOrDefault("tag", "run");
     int jobs = Integer.parseInt(a.getOrDefault("jobs", "200"));
-    SlurmClient slurm =
-        SlurmClients.connect(
-            SlurmConfig.of(
-                URI.create(stack.env("KSE_LAB_REST_URL")),
-                Optional.of(stack.env("KSE_LAB_JWT_USER")),
-                Path.of(stack.env("KSE_LAB_JWT_FILE"))),
-            new SimpleMeterRegistry());
+    SlurmClient slurm = stack.slurm();
     CpuMeter cpu = CpuMeter.of(stack);
     stack.command("extender-stop");
     try {
@@ -86,16 +72,7 @@ public final class SubmitThroughput {
       pool.execute(
           () -> {
             JobSubmission s =
-                JobSubmission.builder(
-                        new PlaceholderTag(
-                            "bench-submit", "job-" + k, UUID.randomUUID().toString()))
-                    .partition("inference")
-                    .gresPerNode("gpu:h100:1")
-                    .cpusPerNode(1)
-                    .memoryPerNodeMb(1024)
-                    .hold(true)
-                    .workingDirectory(stack.env("KSE_LAB_JOB_DIR"))
-                    .build();
+                stack.placeholderJob("bench-submit", "job-" + k, 1).hold(true).build();
             long t = System.nanoTime();
             ids.add(slurm.submit(s));
             latencies.add(System.nanoTime() - t);
@@ -106,11 +83,7 @@ public final class SubmitThroughput {
     if (ids.size() != n) {
       throw new IllegalStateException(ids.size() + " of " + n + " submissions succeeded");
     }
-    for (int i = 0; i < ids.size(); i += 200) { // scancel with a list: one RPC per batch
-      List<String> cmd = new ArrayList<>(List.of("scancel"));
-      ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
-      BenchStack.exec(cmd, Map.of("SLURM_CONF", stack.env("SLURM_CONF")));
-    }
+    stack.scancel(ids);
     Thread.sleep(1000);
     return latencies;
   }

@@ -11,10 +11,7 @@ import io.kse.slurm.JobState;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
-import io.kse.slurm.SlurmClients;
-import io.kse.slurm.SlurmConfig;
 import io.kse.slurm.SlurmJob;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -70,13 +66,7 @@ public final class TimeToBind {
     this.cpu = CpuMeter.of(stack);
     this.api = new ApiRequests(kube);
     this.slurmObserverMs = 500; // KSE_SLURM_POLL_INTERVAL_MS's default, which the stack runs
-    this.slurm =
-        SlurmClients.connect(
-            SlurmConfig.of(
-                URI.create(stack.env("KSE_LAB_REST_URL")),
-                Optional.of(stack.env("KSE_LAB_JWT_USER")),
-                Path.of(stack.env("KSE_LAB_JWT_FILE"))),
-            new SimpleMeterRegistry());
+    this.slurm = stack.slurm();
   }
 
   public static void main(String[] args) throws Exception {
@@ -182,16 +172,7 @@ public final class TimeToBind {
       int k = i;
       pool.execute(
           () -> {
-            JobSubmission s =
-                JobSubmission.builder(
-                        new PlaceholderTag(
-                            "bench-slurm-floor", "job-" + k, UUID.randomUUID().toString()))
-                    .partition("inference")
-                    .gresPerNode("gpu:h100:" + gpus)
-                    .cpusPerNode(1)
-                    .memoryPerNodeMb(1024)
-                    .workingDirectory(stack.env("KSE_LAB_JOB_DIR"))
-                    .build();
+            JobSubmission s = stack.placeholderJob("bench-slurm-floor", "job-" + k, gpus).build();
             long t0 = System.nanoTime();
             submitted.put(slurm.submit(s), t0);
           });
@@ -609,11 +590,7 @@ public final class TimeToBind {
   }
 
   private void scancel(List<Long> ids) throws Exception {
-    for (int i = 0; i < ids.size(); i += 200) {
-      List<String> cmd = new ArrayList<>(List.of("scancel"));
-      ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
-      slurmCli(cmd);
-    }
+    stack.scancel(ids);
     Thread.sleep(1500);
   }
 
