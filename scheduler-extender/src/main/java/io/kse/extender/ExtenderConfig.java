@@ -140,6 +140,13 @@ public record ExtenderConfig(
           10_000,
           100,
           600_000);
+  static final Setting<Duration> HEAD_TIMEOUT =
+      Setting.millis(
+          "KSE_HTTP_HEAD_TIMEOUT_MS",
+          "a new connection that has not sent a whole request head by then is closed",
+          5_000,
+          100,
+          600_000);
   static final Setting<Duration> IDLE_TIMEOUT =
       Setting.millis(
           "KSE_HTTP_IDLE_TIMEOUT_MS",
@@ -300,6 +307,7 @@ public record ExtenderConfig(
           MAX_CONNECTIONS,
           BODY_TIMEOUT,
           IDLE_TIMEOUT,
+          HEAD_TIMEOUT,
           VERB_THREADS,
           QUEUED_VERBS,
           MIN_NODE_NAMES,
@@ -386,6 +394,7 @@ public record ExtenderConfig(
             MAX_CONNECTIONS.read(r),
             BODY_TIMEOUT.read(r),
             IDLE_TIMEOUT.read(r),
+            HEAD_TIMEOUT.read(r),
             VERB_THREADS.read(r),
             QUEUED_VERBS.read(r),
             WORKERS.read(r),

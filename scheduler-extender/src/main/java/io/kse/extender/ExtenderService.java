@@ -338,8 +338,20 @@ public final class ExtenderService implements AutoCloseable {
     }
     // before anything reads Slurm's jobs: which placeholders are this cluster's
     String id = cluster.resolve(kube);
-    cache.ownCluster(id);
-    LOG.info("cluster_identity id={} configured={}", id, cfg.clusterId().isPresent());
+    // and which Slurm user submits them: a copied comment under another user is an impostor
+    Optional<String> slurmUser = cfg.slurm().submittingUser();
+    cache.owner(new io.kse.slurm.PlaceholderOwner(Optional.of(id), slurmUser));
+    LOG.info(
+        "cluster_identity id={} configured={} slurmUser={}",
+        id,
+        cfg.clusterId().isPresent(),
+        slurmUser.orElse("-"));
+    if (slurmUser.isEmpty()) {
+      LOG.warn(
+          "placeholder_owner_unknown reason=\"neither KSE_SLURM_USER nor the JWT names the Slurm"
+              + " user: placeholders are recognised by their comment alone, which any Slurm user"
+              + " can copy\"");
+    }
     cache.start();
     if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
       podGroups.start(reconciler::onPodGroup);

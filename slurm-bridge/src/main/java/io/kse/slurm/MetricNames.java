@@ -23,5 +23,8 @@ public final class MetricNames {
   /** Jobs in the cache. */
   public static final String CACHE_JOBS = "kse.slurm.cache.jobs";
 
+  /** Jobs carrying our placeholder tag that another Slurm user submitted (ignored). */
+  public static final String IMPOSTOR_JOBS = "kse.slurm.impostor.jobs";
+
   private MetricNames() {}
 }

@@ -174,6 +174,26 @@ public record SlurmConfig(
         ca, poll, resync);
   }
 
+  /**
+   * The Slurm user our requests run as, so the user who submits every placeholder: {@code
+   * KSE_SLURM_USER}, else the user the JWT was minted for (its {@code sun} claim); empty when
+   * neither says (an unreadable token file).
+   */
+  public Optional<String> submittingUser() {
+    if (user.isPresent()) {
+      return user;
+    }
+    Optional<String> jwt = token;
+    if (tokenFile.isPresent()) {
+      try {
+        jwt = Optional.of(java.nio.file.Files.readString(tokenFile.get()).trim());
+      } catch (java.io.IOException | RuntimeException e) {
+        return Optional.empty();
+      }
+    }
+    return jwt.flatMap(io.kse.slurm.rest.Jwt::user);
+  }
+
   /** A config with defaults for everything but the URL and token, for tests and tools. */
   public static SlurmConfig of(URI url, Optional<String> user, Path tokenFile) {
     return new SlurmConfig(

@@ -16,6 +16,8 @@ import java.util.Optional;
  *     time ({@code preempt_time}); empty otherwise
  * @param gresDetail GRES held on each allocated node, in {@link #nodes()} order, e.g. {@code
  *     gpu:h100:4(IDX:0-3)} ({@code gres_detail}, every supported REST version)
+ * @param user the Slurm user who submitted it ({@code user_name}, every supported REST version): a
+ *     comment anyone can copy says whom a job claims to stand for, its user who submitted it
  */
 public record SlurmJob(
     long id,
@@ -36,11 +38,57 @@ public record SlurmJob(
     long priority,
     Instant lastChange,
     Optional<Instant> preemptTime,
-    List<String> gresDetail) {
+    List<String> gresDetail,
+    String user) {
 
   public SlurmJob {
     nodes = List.copyOf(nodes);
     gresDetail = List.copyOf(gresDetail);
+    user = user == null ? "" : user;
+  }
+
+  /** A job whose submitting user is not known. */
+  public SlurmJob(
+      long id,
+      String name,
+      String comment,
+      JobState state,
+      String stateReason,
+      String partition,
+      String qos,
+      List<String> nodes,
+      int nodeCount,
+      Instant submitTime,
+      Optional<Instant> startTime,
+      Optional<Instant> endTime,
+      int restartCount,
+      String tresPerNode,
+      String features,
+      long priority,
+      Instant lastChange,
+      Optional<Instant> preemptTime,
+      List<String> gresDetail) {
+    this(
+        id,
+        name,
+        comment,
+        state,
+        stateReason,
+        partition,
+        qos,
+        nodes,
+        nodeCount,
+        submitTime,
+        startTime,
+        endTime,
+        restartCount,
+        tresPerNode,
+        features,
+        priority,
+        lastChange,
+        preemptTime,
+        gresDetail,
+        "");
   }
 
   /** A job not chosen for preemption, whose per-node GRES is not known. */
@@ -94,15 +142,21 @@ public record SlurmJob(
 
   /** This job as chosen for preemption at {@code at}. */
   public SlurmJob preemptedAt(Instant at) {
-    return with(at.isAfter(lastChange) ? at : lastChange, Optional.of(at), gresDetail);
+    return with(at.isAfter(lastChange) ? at : lastChange, Optional.of(at), gresDetail, user);
   }
 
   /** This job with the per-node GRES Slurm reports. */
   public SlurmJob withGresDetail(List<String> detail) {
-    return with(lastChange, preemptTime, detail);
+    return with(lastChange, preemptTime, detail, user);
   }
 
-  private SlurmJob with(Instant changed, Optional<Instant> preempt, List<String> detail) {
+  /** This job as submitted by Slurm user {@code name}. */
+  public SlurmJob withUser(String name) {
+    return with(lastChange, preemptTime, gresDetail, name);
+  }
+
+  private SlurmJob with(
+      Instant changed, Optional<Instant> preempt, List<String> detail, String submitter) {
     return new SlurmJob(
         id,
         name,
@@ -122,7 +176,8 @@ public record SlurmJob(
         priority,
         changed,
         preempt,
-        detail);
+        detail,
+        submitter);
   }
 
   /**

@@ -49,7 +49,19 @@ public final class AllocationHintRoute {
         return;
       }
     }
-    String job = ctx.request().getParam("job");
+    String job;
+    try {
+      job = ctx.request().getParam("job");
+    } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
+      metrics.allocationHint("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "the query string is not valid percent-encoding: "
+              + Untrusted.text(String.valueOf(ctx.request().query())));
+      return;
+    }
     if (job == null || !job.matches("[0-9]{1,18}")) {
       metrics.allocationHint("invalid");
       Responses.problem(

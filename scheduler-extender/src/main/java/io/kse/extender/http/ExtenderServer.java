@@ -18,7 +18,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -51,7 +50,8 @@ public final class ExtenderServer implements AutoCloseable {
   private final ExecutorService verbPool;
   private final ExecutorService bindPool;
   private final ExecutorService opsPool;
-  private final AtomicInteger connections = new AtomicInteger();
+  private final ConnectionGuard verbConnections;
+  private final ConnectionGuard opsConnections;
   private volatile AllocationHintRoute allocationHints;
   private volatile BoundedBody body;
 
@@ -81,6 +81,13 @@ public final class ExtenderServer implements AutoCloseable {
     this.bindPool = bounded("kse-bind", limits.bindThreads(), limits.queuedVerbs());
     this.opsPool = bounded("kse-ops", 1, limits.queuedVerbs());
     this.explainRoute = new ExplainRoute(explain, callers, opsPool);
+    // each listener its own capacity: callers of the ops port never take the verbs' connections
+    this.verbConnections =
+        new ConnectionGuard(
+            limits.maxConnections(), limits.headTimeout(), metrics, System::nanoTime);
+    this.opsConnections =
+        new ConnectionGuard(
+            limits.maxConnections(), limits.headTimeout(), metrics, System::nanoTime);
   }
 
   private static ExecutorService bounded(String name, int threads, int queue) {
@@ -101,10 +108,20 @@ public final class ExtenderServer implements AutoCloseable {
   public Future<HttpServer> listen(Vertx vertx, String host, int port, Optional<TlsFiles> tls) {
     HttpServerOptions options = options(host, port);
     tls.ifPresent(t -> t.apply(options));
+    return listen(vertx, options, verbConnections, verbRouter(vertx));
+  }
+
+  private static Future<HttpServer> listen(
+      Vertx vertx, HttpServerOptions options, ConnectionGuard guard, Router router) {
+    guard.sweepEverySecond(vertx);
     return vertx
         .createHttpServer(options)
-        .connectionHandler(this::limitConnections)
-        .requestHandler(verbRouter(vertx))
+        .connectionHandler(guard::opened)
+        .requestHandler(
+            request -> {
+              guard.requestStarted(request);
+              router.handle(request);
+            })
         .listen();
   }
 
@@ -120,11 +137,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   /** Serves health, readiness, metrics and explain on {@code host:port}. */
   public Future<HttpServer> listenOps(Vertx vertx, String host, int port) {
-    return vertx
-        .createHttpServer(options(host, port))
-        .connectionHandler(this::limitConnections)
-        .requestHandler(opsRouter(vertx))
-        .listen();
+    return listen(vertx, options(host, port), opsConnections, opsRouter(vertx));
   }
 
   private HttpServerOptions options(String host, int port) {
@@ -136,14 +149,6 @@ public final class ExtenderServer implements AutoCloseable {
         .setHttp2ClearTextEnabled(false)
         .setIdleTimeout((int) limits.idleTimeout().toSeconds())
         .setIdleTimeoutUnit(TimeUnit.SECONDS);
-  }
-
-  private void limitConnections(io.vertx.core.http.HttpConnection conn) {
-    if (connections.incrementAndGet() > limits.maxConnections()) {
-      metrics.refused("TooManyConnections");
-      conn.close();
-    }
-    conn.closeHandler(v -> connections.decrementAndGet());
   }
 
   /** Body bytes held right now over every connection. */

@@ -14,6 +14,8 @@ import java.util.function.IntSupplier;
  * @param bodyTimeout how long a whole request body may take to arrive (stops half-sent uploads
  *     holding memory)
  * @param idleTimeout an idle connection is closed after this
+ * @param headTimeout a new connection that has not sent a whole request head by then is closed (a
+ *     client trickling its headers would otherwise hold it until the idle timeout)
  * @param verbThreads threads computing filter/prioritize/preempt answers (never the event loop)
  * @param queuedVerbs verb calls waiting for a thread; more are answered 503
  * @param bindThreads threads posting Bindings (an API call each)
@@ -26,6 +28,7 @@ public record HttpLimits(
     int maxConnections,
     Duration bodyTimeout,
     Duration idleTimeout,
+    Duration headTimeout,
     int verbThreads,
     int queuedVerbs,
     int bindThreads,
@@ -50,6 +53,7 @@ public record HttpLimits(
         64,
         Duration.ofSeconds(10),
         Duration.ofSeconds(60),
+        Duration.ofSeconds(5),
         2,
         16,
         2,

@@ -146,7 +146,7 @@ public final class PlacementReconciler {
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(
-            policy, ledger, actions, metrics, clock, workers, mayAct, this::tierOfPod);
+            policy, ledger, actions, metrics, clock, workers, mayAct, this::tierOfPod, cache::ours);
     metrics.placeholders(registry::count, PlaceholderRegistry.STATES, Class::getSimpleName);
     metrics.heldForTerminating(heldForTerminating::size);
   }
@@ -267,7 +267,7 @@ public final class PlacementReconciler {
     Set<String> taken = new java.util.TreeSet<>();
     List<String> domains = policy.get().policy().cluster().nvlinkDomainFeatures();
     for (SlurmJob j : cache.snapshot().jobs().values()) {
-      Optional<PlaceholderTag> t = j.placeholder();
+      Optional<PlaceholderTag> t = cache.ours(j);
       if (t.isPresent()
           && j.id() < beforeJob
           && !j.state().isFinal()
@@ -297,14 +297,14 @@ public final class PlacementReconciler {
   public void onJobChange(JobChange change) {
     // every replica follows every job, so a victim that was running before this one became the
     // writer is known when it loses its nodes; only the writer charges and tells
-    Optional<PlaceholderTag> tag = change.after().or(change::before).flatMap(SlurmJob::placeholder);
-    if (tag.isPresent() && tag.get().foreignTo(cluster.get())) {
+    Optional<SlurmJob> job = change.after().or(change::before);
+    if (job.flatMap(SlurmJob::placeholder).filter(t -> t.foreignTo(cluster.get())).isPresent()) {
       return; // another Kubernetes cluster's placeholder, on the Slurm we share
     }
     attribution.observe(change);
     // from Slurm's side alone, only what this cluster submitted (an older tag names no cluster:
-    // its pod, if it is ours, brings it here)
-    tag.filter(t -> t.submittedBy(cluster.get())).ifPresent(this::enqueue);
+    // its pod, if it is ours, brings it here) as our Slurm user (a copied comment is not ours)
+    job.flatMap(cache::ours).filter(t -> t.submittedBy(cluster.get())).ifPresent(this::enqueue);
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
@@ -318,7 +318,7 @@ public final class PlacementReconciler {
       n++;
     }
     for (SlurmJob j : cache.snapshot().jobs().values()) {
-      Optional<PlaceholderTag> t = j.placeholder();
+      Optional<PlaceholderTag> t = cache.ours(j);
       if (t.isPresent() && !j.state().isFinal() && t.get().submittedBy(cluster.get())) {
         enqueue(t.get());
         n++;

@@ -29,7 +29,10 @@ final class PreemptionAttribution {
   private final Clock clock;
   private final Executor workers;
   private final java.util.function.BooleanSupplier mayAct;
-  private final PreemptionTracker tracker = new PreemptionTracker(this::preempted);
+  private final PreemptionTracker tracker;
+
+  /** A job's placeholder tag if the job is ours (an impostor's tag is not). */
+  private final java.util.function.Function<SlurmJob, java.util.Optional<PlaceholderTag>> ours;
 
   /** The tier the policy gives a pod the informer holds; empty when it is gone. */
   private final java.util.function.Function<PodRef, java.util.Optional<String>> podTier;
@@ -42,7 +45,10 @@ final class PreemptionAttribution {
       Clock clock,
       Executor workers,
       java.util.function.BooleanSupplier mayAct,
-      java.util.function.Function<PodRef, java.util.Optional<String>> podTier) {
+      java.util.function.Function<PodRef, java.util.Optional<String>> podTier,
+      java.util.function.Function<SlurmJob, java.util.Optional<PlaceholderTag>> ours) {
+    this.tracker = new PreemptionTracker(this::preempted, j -> ours.apply(j).isPresent());
+    this.ours = ours;
     this.podTier = podTier;
     this.policy = policy;
     this.ledger = ledger;
@@ -61,8 +67,7 @@ final class PreemptionAttribution {
     var p = policy.get().policy();
     // the pod's own tier: several tiers may share the placeholder's partition or QoS
     String tier =
-        placeholder
-            .placeholder()
+        ours.apply(placeholder)
             .flatMap(t -> podTier.apply(PodRef.of(t)))
             .or(
                 () ->
@@ -78,7 +83,7 @@ final class PreemptionAttribution {
       return;
     }
     metrics.preemption(tier, victimTier);
-    PlaceholderTag tag = placeholder.placeholder().orElseThrow();
+    PlaceholderTag tag = ours.apply(placeholder).orElseThrow();
     PodRef ref = PodRef.of(tag);
     String what =
         "Slurm preempted job "

@@ -33,11 +33,22 @@ public final class PreemptionTracker {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
 
+  private final java.util.function.Predicate<SlurmJob> ours;
+
   /**
    * @param onPreemption called with (placeholder, victim) for every pair found
+   * @param ours whether a job is one of our placeholders (a copy of our tag under another Slurm
+   *     user is not: it is any other job, and may be a victim)
    */
-  public PreemptionTracker(BiConsumer<SlurmJob, SlurmJob> onPreemption) {
+  public PreemptionTracker(
+      BiConsumer<SlurmJob, SlurmJob> onPreemption, java.util.function.Predicate<SlurmJob> ours) {
     this.onPreemption = onPreemption;
+    this.ours = ours;
+  }
+
+  /** A tracker that takes every job with our tag for a placeholder (tests). */
+  public PreemptionTracker(BiConsumer<SlurmJob, SlurmJob> onPreemption) {
+    this(onPreemption, j -> j.placeholder().isPresent());
   }
 
   /** Feeds one job change (the cache's poller thread). */
@@ -49,7 +60,7 @@ public final class PreemptionTracker {
       return;
     }
     SlurmJob after = c.after().get();
-    boolean placeholder = after.placeholder().isPresent();
+    boolean placeholder = ours.test(after);
     if (LOG.isDebugEnabled()) {
       LOG.debug(
           "job_change slurmJob={} placeholder={} before={} after={} started={} lost={}",

@@ -42,10 +42,12 @@ class ExtenderServerLimitsTest {
   static final int BUDGET = 1024 * 1024;
   static final int MAX_CONNECTIONS = 24;
   static final int MAX_NAMES = 50;
+  static final Duration HEAD_TIMEOUT = Duration.ofMillis(1500);
 
   Vertx vertx;
   ExtenderServer server;
   int port;
+  int opsPort;
   final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   final CountDownLatch release = new CountDownLatch(1);
   final CountDownLatch entered = new CountDownLatch(1);
@@ -79,6 +81,7 @@ class ExtenderServerLimitsTest {
             MAX_CONNECTIONS,
             Duration.ofMillis(1500),
             Duration.ofSeconds(60),
+            HEAD_TIMEOUT,
             1,
             1,
             1,
@@ -112,6 +115,13 @@ class ExtenderServerLimitsTest {
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
     port = s.actualPort();
+    opsPort =
+        server
+            .listenOps(vertx, "127.0.0.1", 0)
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS)
+            .actualPort();
   }
 
   @AfterEach
@@ -211,24 +221,73 @@ class ExtenderServerLimitsTest {
   }
 
   @Test
-  void connectionsBeyondTheLimitAreClosed() throws Exception {
+  void aFullListenerClosesTheConnectionThatWaitedLongestToMakeRoom() throws Exception {
     List<RawHttp> idle = new ArrayList<>();
     try {
       for (int i = 0; i < MAX_CONNECTIONS; i++) {
         idle.add(new RawHttp(port));
+        Thread.sleep(2); // so that the first is the oldest
       }
       try (RawHttp extra = new RawHttp(port)) {
-        assertThat(extra.closedByServer(5_000)).isTrue();
+        assertThat(idle.get(0).closedByServer(5_000)).as("the oldest idle one").isTrue();
+        assertThat(extra.closedByServer(200)).as("the newcomer is kept").isFalse();
+        assertThat(idle.get(1).closedByServer(200)).as("the others stay open").isFalse();
       }
-      assertThat(idle.get(0).closedByServer(200)).as("the others stay open").isFalse();
     } finally {
       for (RawHttp c : idle) {
         c.close();
       }
     }
+    assertThat(meters.get("kse.http.refused").tag("reason", "ConnectionEvicted").counter().count())
+        .isEqualTo(1);
     await()
         .atMost(5, TimeUnit.SECONDS)
         .until(() -> filterAsync("later").get(10, TimeUnit.SECONDS).statusCode() == 200);
+  }
+
+  @Test
+  void slowRequestHeadsOnTheOpsPortNeitherLockOutTheVerbsNorHealthChecks() throws Exception {
+    // the ops port is open to the cluster (metrics): many callers trickling request heads there
+    List<RawHttp> slow = new ArrayList<>();
+    try {
+      for (int i = 0; i < MAX_CONNECTIONS * 3; i++) {
+        slow.add(new RawHttp(opsPort).send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+      }
+      assertThat(filterAsync("verb").get(10, TimeUnit.SECONDS).statusCode())
+          .as("the verbs have capacity of their own")
+          .isEqualTo(200);
+      assertThat(RawHttp.get(opsPort, "/healthz"))
+          .as("a whole request still gets in on the ops port")
+          .startsWith("HTTP/1.1 200");
+      // the ones still open are closed once their head is overdue, not at the idle timeout
+      long start = System.nanoTime();
+      for (RawHttp c : slow) {
+        c.send("X-Slow: 1\r\n");
+      }
+      for (RawHttp c : slow) {
+        assertThat(c.closedByServer(10_000)).isTrue();
+      }
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isLessThan(HEAD_TIMEOUT.plusSeconds(5));
+    } finally {
+      for (RawHttp c : slow) {
+        c.close();
+      }
+    }
+    assertThat(meters.get("kse.http.refused").tag("reason", "HeadTimeout").counter().count())
+        .isPositive();
+  }
+
+  @Test
+  void aKeptAliveConnectionIsNotClosedByTheHeadDeadline() throws Exception {
+    try (RawHttp c = new RawHttp(opsPort)) {
+      assertThat(c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").answer(5_000))
+          .startsWith("HTTP/1.1 200");
+      Thread.sleep(HEAD_TIMEOUT.toMillis() + 1_500);
+      assertThat(c.closedByServer(100)).isFalse();
+      assertThat(c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").answer(5_000))
+          .startsWith("HTTP/1.1 200");
+    }
   }
 
   @Test

@@ -406,6 +406,12 @@ class ExtenderServerTest {
     assertThat(bad.statusCode()).isEqualTo(400);
     assertThat(bad.body()).contains("job must be a Slurm job id").contains("12ab");
     assertThat(hint("", null).statusCode()).isEqualTo(400);
+    for (String malformed : List.of("?job=%", "?job=%zz", "?job=4%2")) {
+      assertThat(RawHttp.post(ops.actualPort(), "/hooks/slurm-allocation" + malformed, ""))
+          .as(malformed)
+          .startsWith("HTTP/1.1 400")
+          .contains("not valid percent-encoding");
+    }
     assertThat(hinted).containsExactly(42L);
   }
 

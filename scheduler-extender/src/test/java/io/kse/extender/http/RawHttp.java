@@ -48,6 +48,24 @@ final class RawHttp implements AutoCloseable {
     return this;
   }
 
+  /** Sends raw bytes as they are (a request head in pieces, say). */
+  RawHttp send(String raw) throws IOException {
+    try {
+      socket.getOutputStream().write(raw.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+    } catch (SocketException e) {
+      // closed by the server: what the caller checks next
+    }
+    return this;
+  }
+
+  /** A whole GET; returns the status line, headers and body. */
+  static String get(int port, String path) throws IOException {
+    try (RawHttp c = new RawHttp(port)) {
+      return c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").answer(10_000);
+    }
+  }
+
   /** What the server sent until it closed the connection or {@code timeoutMs} passed. */
   String answer(int timeoutMs) throws IOException {
     socket.setSoTimeout(timeoutMs);

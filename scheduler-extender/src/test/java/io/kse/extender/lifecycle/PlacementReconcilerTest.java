@@ -144,7 +144,9 @@ class PlacementReconcilerTest {
 
   {
     cache.addJobListener(lifecycle::onJobChange);
-    cache.ownCluster(CLUSTER); // as ExtenderService does once the identity is known
+    // as ExtenderService does once the identity is known
+    cache.owner(
+        new io.kse.slurm.PlaceholderOwner(Optional.of(CLUSTER), Optional.of(FakeSlurmClient.USER)));
   }
 
   static final Duration GROUP_WAIT = Duration.ofSeconds(30);
@@ -380,6 +382,31 @@ class PlacementReconcilerTest {
     assertThat(slurm.job(id).map(SlurmJob::state))
         .as("the requeued placeholder must not come back for a pod that is gone")
         .contains(JobState.CANCELLED);
+  }
+
+  @Test
+  void aCopyOfAPlaceholdersCommentUnderAnotherSlurmUserIsIgnoredNeverCancelled() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    p.getSpec().setNodeName("gpu-node-1");
+    String comment = slurm.job(id).orElseThrow().comment();
+    // any Slurm user can read the comment (squeue -o %k) and submit a held job with a copy
+    long impostor = slurm.addJobAs("mallory", comment);
+    cache.pollOnce();
+    lifecycle.reconcileAll();
+    assertThat(cache.jobFor("uid-1").map(SlurmJob::id)).contains(id);
+    assertThat(actions).noneMatch(a -> a.startsWith("evict"));
+    assertThat(slurm.job(impostor).map(SlurmJob::state))
+        .as("not ours to cancel")
+        .contains(JobState.PENDING);
+    assertThat(cache.impostors()).isEqualTo(1);
+    // the real placeholder ends: the pod goes, and the copy still is not taken for its job
+    slurm.end(id, JobState.CANCELLED);
+    cache.pollOnce();
+    assertThat(actions).anyMatch(a -> a.startsWith("evict serving/llm-0: Slurm job " + id));
+    assertThat(slurm.job(impostor).map(SlurmJob::state)).contains(JobState.PENDING);
   }
 
   @Test

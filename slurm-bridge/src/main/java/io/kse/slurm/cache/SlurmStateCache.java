@@ -2,6 +2,7 @@ package io.kse.slurm.cache;
 
 import io.kse.slurm.JobListing;
 import io.kse.slurm.MetricNames;
+import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
@@ -126,6 +127,11 @@ public final class SlurmStateCache implements AutoCloseable {
         .register(registry);
     Gauge.builder(MetricNames.CACHE_JOBS, this, c -> c.snapshot.jobs().size())
         .description("Jobs in the Slurm cache")
+        .register(registry);
+    Gauge.builder(MetricNames.IMPOSTOR_JOBS, this, SlurmStateCache::impostors)
+        .description(
+            "Jobs whose comment carries this cluster's placeholder tag but that another Slurm user"
+                + " submitted: ignored, never cancelled")
         .register(registry);
     this.poller =
         Executors.newSingleThreadScheduledExecutor(
@@ -326,29 +332,56 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /**
-   * The Kubernetes cluster this cache serves: placeholders another cluster's extender submitted
-   * (one Slurm, several clusters) are never found by {@link #jobFor}, so nothing here acts on them.
+   * Whose placeholders this cache serves: another Kubernetes cluster's (one Slurm, several
+   * clusters) and impostors (our tag, another Slurm user) are never found by {@link #jobFor}, so
+   * nothing here acts on them.
    */
-  public synchronized void ownCluster(String clusterId) {
-    this.clusterId = Optional.of(clusterId);
+  public synchronized void owner(PlaceholderOwner owner) {
+    this.owner = owner;
     lastFullListing = Instant.EPOCH; // re-index on the next poll
   }
 
-  private volatile Optional<String> clusterId = Optional.empty();
+  /** The job's placeholder tag, if the job is one of ours to act on ({@link PlaceholderOwner}). */
+  public Optional<PlaceholderTag> ours(SlurmJob job) {
+    return owner.tagOf(job);
+  }
+
+  /** Jobs that carry our tag under another Slurm user, now in Slurm. */
+  public int impostors() {
+    return impostors.size();
+  }
+
+  private volatile PlaceholderOwner owner = PlaceholderOwner.ANYONE;
+  private volatile Set<Long> impostors = Set.of();
 
   private Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
     Map<String, SlurmJob> best = new HashMap<>();
-    Optional<String> ours = clusterId;
+    PlaceholderOwner who = owner;
+    Set<Long> seenImpostors = new HashSet<>();
     for (SlurmJob j : jobs) {
-      Optional<PlaceholderTag> tag = j.placeholder();
-      if (tag.isEmpty() || ours.isPresent() && tag.get().foreignTo(ours.get())) {
+      if (who.impostor(j)) {
+        seenImpostors.add(j.id());
+        if (!impostors.contains(j.id())) {
+          LOG.warn(
+              "placeholder_impostor slurmJob={} slurmUser=\"{}\" claims=\"{}\" action=ignore",
+              j.id(),
+              printable(j.user()),
+              printable(j.comment()));
+        }
         continue;
       }
-      best.merge(tag.get().key(), j, SlurmStateCache::preferred);
+      who.tagOf(j).ifPresent(tag -> best.merge(tag.key(), j, SlurmStateCache::preferred));
     }
+    impostors = Set.copyOf(seenImpostors);
     Map<String, Long> out = new HashMap<>();
     best.forEach((key, j) -> out.put(key, j.id()));
     return Map.copyOf(out);
+  }
+
+  /** Text from Slurm that any user wrote, safe on one log line. */
+  private static String printable(String s) {
+    String cut = s.length() > 200 ? s.substring(0, 200) + "…" : s;
+    return cut.replaceAll("[\\p{Cntrl}\"\\\\]", "?");
   }
 
   /** A live job beats an ended one; otherwise the newer (higher id) wins. */

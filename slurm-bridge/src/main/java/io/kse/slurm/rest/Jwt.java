@@ -10,7 +10,7 @@ import java.util.Optional;
  * Reads the claims Slurm puts in its JWTs ({@code exp}, {@code sun}) without verifying the
  * signature: only slurmctld can do that. Used to name the problem when a token is refused.
  */
-final class Jwt {
+public final class Jwt {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private Jwt() {}
@@ -36,7 +36,7 @@ final class Jwt {
   }
 
   /** The Slurm user name the token was minted for ({@code sun} claim). */
-  static Optional<String> user(String token) {
+  public static Optional<String> user(String token) {
     return claims(token).map(c -> c.get("sun")).filter(JsonNode::isTextual).map(JsonNode::asText);
   }
 

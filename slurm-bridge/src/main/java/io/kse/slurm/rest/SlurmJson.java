@@ -44,7 +44,8 @@ final class SlurmJson {
           "tres_per_node",
           "features",
           "priority",
-          "gres_detail");
+          "gres_detail",
+          "user_name");
 
   static SlurmJob job(JsonNode j) {
     List<String> states = strings(j.path("job_state"));
@@ -88,7 +89,8 @@ final class SlurmJson {
         last,
         // set while a preempted job runs on within its grace time; kept after it ends
         state == JobState.RUNNING ? preempt : Optional.empty(),
-        started && j.path("gres_detail").isArray() ? strings(j.path("gres_detail")) : List.of());
+        started && j.path("gres_detail").isArray() ? strings(j.path("gres_detail")) : List.of(),
+        j.path("user_name").asText(""));
   }
 
   static SlurmNode node(JsonNode n) {

@@ -168,6 +168,7 @@ class ResponseParsingTest {
     assertThat(j.gpusPerNode()).isEqualTo(4);
     assertThat(j.gpuIndicesOn("gpu-node-0")).contains(List.of(0, 1, 2, 3));
     assertThat(j.placeholder()).contains(new PlaceholderTag("ns", "p", "u-45"));
+    assertThat(j.user()).as("who submitted it: what makes a placeholder ours").isEqualTo("kse");
     assertThat(j.startTime()).isPresent();
     assertThat(j.endTime()).isEmpty();
     List<SlurmNode> nodes = nodes(Fixtures.json("v0.0.45", "nodes.json"));

@@ -103,23 +103,56 @@ public final class FakeSlurmClient implements SlurmClient {
     long id = nextId.getAndIncrement();
     put(
         new SlurmJob(
-            id,
-            s.tag().jobName(),
-            s.tag().toComment(),
-            JobState.PENDING,
-            "Priority",
-            s.partition().orElse("training"),
-            s.qos().orElse(""),
-            List.of(),
-            s.nodes(),
-            clock.instant(),
-            Optional.empty(),
-            Optional.empty(),
-            0,
-            s.gresPerNode().map(g -> "gres:" + g).orElse(""),
-            s.constraints().orElse(""),
-            1000,
-            clock.instant()));
+                id,
+                s.tag().jobName(),
+                s.tag().toComment(),
+                JobState.PENDING,
+                "Priority",
+                s.partition().orElse("training"),
+                s.qos().orElse(""),
+                List.of(),
+                s.nodes(),
+                clock.instant(),
+                Optional.empty(),
+                Optional.empty(),
+                0,
+                s.gresPerNode().map(g -> "gres:" + g).orElse(""),
+                s.constraints().orElse(""),
+                1000,
+                clock.instant())
+            .withUser(USER));
+    return id;
+  }
+
+  /** The Slurm user the fake runs our requests as: the user of every job {@link #submit} makes. */
+  public static final String USER = "kse";
+
+  /**
+   * Adds a held job that another Slurm user submitted with {@code comment}: e.g. a copy of a
+   * placeholder's comment, which any user can read.
+   */
+  public synchronized long addJobAs(String user, String comment) {
+    long id = nextId.getAndIncrement();
+    put(
+        new SlurmJob(
+                id,
+                "copy",
+                comment,
+                JobState.PENDING,
+                "JobHeldUser",
+                "inference",
+                "",
+                List.of(),
+                1,
+                clock.instant(),
+                Optional.empty(),
+                Optional.empty(),
+                0,
+                "",
+                "",
+                0,
+                clock.instant())
+            .withUser(user));
     return id;
   }
 
@@ -128,23 +161,24 @@ public final class FakeSlurmClient implements SlurmClient {
     long id = nextId.getAndIncrement();
     put(
         new SlurmJob(
-            id,
-            name,
-            "",
-            state,
-            "None",
-            "training",
-            "",
-            onNodes,
-            onNodes.size(),
-            clock.instant(),
-            state == JobState.RUNNING ? Optional.of(clock.instant()) : Optional.empty(),
-            Optional.empty(),
-            0,
-            "",
-            "",
-            1,
-            clock.instant()));
+                id,
+                name,
+                "",
+                state,
+                "None",
+                "training",
+                "",
+                onNodes,
+                onNodes.size(),
+                clock.instant(),
+                state == JobState.RUNNING ? Optional.of(clock.instant()) : Optional.empty(),
+                Optional.empty(),
+                0,
+                "",
+                "",
+                1,
+                clock.instant())
+            .withUser("trainer"));
     return id;
   }
 
@@ -189,23 +223,24 @@ public final class FakeSlurmClient implements SlurmClient {
   private SlurmJob withState(SlurmJob j, JobState s, String reason, List<String> on, int restarts) {
     Instant now = clock.instant();
     return new SlurmJob(
-        j.id(),
-        j.name(),
-        j.comment(),
-        s,
-        reason,
-        j.partition(),
-        j.qos(),
-        on,
-        j.nodeCount(),
-        j.submitTime(),
-        s == JobState.RUNNING ? Optional.of(now) : j.startTime(),
-        s.isFinal() ? Optional.of(now) : Optional.empty(),
-        restarts,
-        j.tresPerNode(),
-        j.features(),
-        j.priority(),
-        now);
+            j.id(),
+            j.name(),
+            j.comment(),
+            s,
+            reason,
+            j.partition(),
+            j.qos(),
+            on,
+            j.nodeCount(),
+            j.submitTime(),
+            s == JobState.RUNNING ? Optional.of(now) : j.startTime(),
+            s.isFinal() ? Optional.of(now) : Optional.empty(),
+            restarts,
+            j.tresPerNode(),
+            j.features(),
+            j.priority(),
+            now)
+        .withUser(j.user());
   }
 
   private SlurmJob existing(long id) {

@@ -24,50 +24,24 @@ public final class OpenApiSchema {
   }
 
   /**
-   * The document for a version: saved in the repository ({@code src/test/resources/openapi/}, from
-   * a live slurmrestd) or in {@code ../shared/slurm/}.
+   * The document for a version, saved in the repository ({@code src/test/resources/openapi/}): the
+   * ones the project's Slurm versions serve, written by their live slurmrestd, and Slurm 25.11's.
    */
   public static OpenApiSchema forVersion(String versionId) {
-    Path own = Path.of("src/test/resources/openapi");
-    if (!Files.isDirectory(own)) {
-      own = Path.of("slurm-bridge/src/test/resources/openapi");
+    Path dir = Path.of("src/test/resources/openapi");
+    if (!Files.isDirectory(dir)) {
+      dir = Path.of("slurm-bridge/src/test/resources/openapi");
     }
-    Path dir = Files.isDirectory(own) && has(own, versionId) ? own : sharedSlurmDir();
     try (var files = Files.list(dir)) {
       Path file =
           files
               .filter(p -> p.getFileName().toString().startsWith("openapi-" + versionId + "-"))
               .findFirst()
-              .orElseThrow(
-                  () ->
-                      new IllegalStateException("no OpenAPI file for " + versionId + " in " + dir));
+              .orElseThrow(() -> new IllegalStateException("no OpenAPI file for " + versionId));
       return new OpenApiSchema(JSON.readTree(file.toFile()));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static boolean has(Path dir, String versionId) {
-    try (var files = Files.list(dir)) {
-      return files.anyMatch(
-          p -> p.getFileName().toString().startsWith("openapi-" + versionId + "-"));
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** {@code shared/slurm} beside the repository (CI clones the repo with shared/ next to it). */
-  public static Path sharedSlurmDir() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null) {
-      for (Path candidate : List.of(dir.resolve("shared/slurm"), dir.resolve("../shared/slurm"))) {
-        if (Files.isDirectory(candidate)) {
-          return candidate.normalize();
-        }
-      }
-      dir = dir.getParent();
-    }
-    throw new IllegalStateException("shared/slurm (the slurmrestd OpenAPI documents) not found");
   }
 
   /** Problems of {@code body} as the JSON request body of {@code method path}. */
