@@ -11,20 +11,12 @@ import io.kse.extender.lifecycle.Placement;
 import io.kse.extender.lifecycle.PlacementReconciler;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
-import io.kse.policy.PlacementPolicy;
-import io.kse.policy.PodFacts;
-import io.kse.policy.PodManifest;
-import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
-import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * {@code GET /explain/{namespace}/{pod}}: the decision record, the placeholder and Slurm's view.
@@ -34,34 +26,26 @@ final class ExplainService {
       new ObjectMapper().registerModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module());
 
   private final PodSource pods;
-  private final io.kse.extender.dra.GpuClaims gpuClaims;
-  private final Supplier<PlacementPolicy> policy;
-  private final PreemptionLedger ledger;
   private final PlaceholderRegistry registry;
   private final SlurmStateCache cache;
-  private final Clock clock;
   private final Function<PodRef, Placement> placementOf;
-  private final Function<String, Set<String>> domainsTaken;
+  private final Function<Pod, Decision> decider;
 
+  /**
+   * @param decider the reconciler's decision for a pod's placement now ({@code
+   *     PlacementReconciler#decide}): what is shown is what a submission would submit
+   */
   ExplainService(
       Function<PodRef, Placement> placementOf,
-      Function<String, Set<String>> domainsTaken,
+      Function<Pod, Decision> decider,
       PodSource pods,
-      Supplier<PlacementPolicy> policy,
-      PreemptionLedger ledger,
       PlaceholderRegistry registry,
-      SlurmStateCache cache,
-      Clock clock,
-      io.kse.extender.dra.GpuClaims gpuClaims) {
-    this.gpuClaims = gpuClaims;
+      SlurmStateCache cache) {
     this.pods = pods;
-    this.policy = policy;
-    this.ledger = ledger;
     this.registry = registry;
     this.cache = cache;
-    this.clock = clock;
     this.placementOf = placementOf;
-    this.domainsTaken = domainsTaken;
+    this.decider = decider;
   }
 
   Optional<JsonNode> explain(PodRef ref) {
@@ -75,7 +59,7 @@ final class ExplainService {
     out.put("nodeName", Optional.ofNullable(pod.get().getSpec().getNodeName()).orElse(""));
     Placement placement = placementOf.apply(PlacementReconciler.ref(pod.get()));
     Optional<SlurmJob> job = cache.jobFor(placement.key());
-    Decision d = decide(placement, pod.get());
+    Decision d = decide(pod.get());
     out.put("tier", d.tier());
     out.put("decision", d instanceof Decision.Place ? "place" : "reject");
     if (d instanceof Decision.Reject r) {
@@ -103,39 +87,13 @@ final class ExplainService {
     return Optional.of(out);
   }
 
-  /** The pod's own decision, or its group's (from every member there is, leader first). */
-  private Decision decide(Placement placement, Pod pod) {
+  /** The pod's own decision, or its group's: the very decision a submission now would make. */
+  private Decision decide(Pod pod) {
     try {
-      return decideAsSubmitted(placement, pod);
-    } catch (io.kse.extender.dra.ClaimProblem e) {
+      return decider.apply(pod);
+    } catch (io.kse.extender.dra.ClaimProblem | IllegalArgumentException e) {
       return new Decision.Reject("-", e.getMessage(), List.of());
     }
-  }
-
-  /** The pod as the submitter reads it: its manifest, and the GPUs its ResourceClaims ask. */
-  private PodFacts facts(Pod p) {
-    return PodManifest.facts(JSON.valueToTree(p)).withDraGpus(gpuClaims.gpusAsked(p));
-  }
-
-  private Decision decideAsSubmitted(Placement placement, Pod pod) {
-    if (placement.group().isEmpty()) {
-      return policy.get().decide(facts(pod), ledger, clock.instant());
-    }
-    Placement.Group g = placement.group().get();
-    List<PodFacts> members = new ArrayList<>();
-    placement.members().stream()
-        .sorted(Comparator.comparingInt(Placement.Slot::index))
-        .map(m -> pods.pod(m.ref()))
-        .flatMap(Optional::stream)
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .limit(placement.size())
-        .forEach(p -> members.add(facts(p)));
-    if (members.isEmpty()) {
-      members.add(facts(pod));
-    }
-    return policy
-        .get()
-        .decideGroup(placement.groupFacts(members, domainsTaken), ledger, clock.instant());
   }
 
   /** The group: its size, and every member with the node Slurm allocated to its index. */
@@ -155,9 +113,7 @@ final class ExplainService {
                     .put("index", m.index())
                     .put(
                         "slurmNode",
-                        job.filter(j -> j.isAllocated() && m.index() < j.nodes().size())
-                            .map(j -> j.nodes().get(m.index()))
-                            .orElse("")));
+                        job.flatMap(j -> Placement.nodeOf(m.index(), m.gpus(), j)).orElse("")));
     return out;
   }
 }

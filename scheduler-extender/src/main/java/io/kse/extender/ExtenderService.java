@@ -182,16 +182,7 @@ public final class ExtenderService implements AutoCloseable {
             () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
             synced,
             prometheus::scrape,
-            new ExplainService(
-                    reconciler::placementOf,
-                    reconciler::domainsTakenBesides,
-                    pods,
-                    policy::placement,
-                    ledger,
-                    registry,
-                    cache,
-                    clock,
-                    gpuClaims)
+            new ExplainService(reconciler::placementOf, reconciler::decide, pods, registry, cache)
                 ::explain,
             new KubeCallerCheck(kube, clock),
             h.limits(),

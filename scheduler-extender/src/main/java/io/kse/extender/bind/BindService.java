@@ -13,7 +13,6 @@ import io.kse.extender.log.Untrusted;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -74,18 +73,10 @@ public final class BindService {
     // from here on the claim is verified: the informer holds exactly this namespace, name and UID
     Placement placement = placementOf.apply(pod);
     Optional<SlurmJob> job = slurm.jobFor(placement.key());
-    OptionalInt index =
-        placement.group().isPresent() ? placement.indexOf(pod) : OptionalInt.empty();
+    // a member goes to its own node of the allocation only (the one rule: Placement.nodeOf)
     boolean allocatedHere =
-        job.map(
-                j ->
-                    j.isAllocated()
-                        && (index.isPresent()
-                            // a group member goes to its own node of the allocation only
-                            ? index.getAsInt() < j.nodes().size()
-                                && node.equals(
-                                    nodeNames.kubernetes(j.nodes().get(index.getAsInt())))
-                            : j.nodes().stream().map(nodeNames::kubernetes).anyMatch(node::equals)))
+        job.flatMap(j -> placement.nodeOf(pod, j))
+            .map(n -> node.equals(nodeNames.kubernetes(n)))
             .orElse(false);
     if (!allocatedHere) {
       String why =

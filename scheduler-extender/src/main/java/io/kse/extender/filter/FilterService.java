@@ -9,10 +9,8 @@ import io.kse.extender.wire.FilterRequest;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmStateCache;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -75,33 +73,28 @@ public final class FilterService {
     }
     SlurmJob j = job.get();
     if (j.isAllocated()) {
-      List<String> allocated = new ArrayList<>();
-      OptionalInt index = placement.indexOf(pod);
-      if (group.isPresent() && index.isPresent() && index.getAsInt() < j.nodes().size()) {
-        // each member goes to its own node of the allocation, and only there
-        allocated.add(nodeNames.kubernetes(j.nodes().get(index.getAsInt())));
-      } else {
-        for (String n : j.nodes()) {
-          allocated.add(nodeNames.kubernetes(n));
-        }
+      // each member goes to its own node of the allocation, and only there
+      Optional<String> node = placement.nodeOf(pod, j);
+      if (node.isEmpty()) {
+        return none(
+            "kse: Slurm job "
+                + j.id()
+                + " holds no node for this pod as the placement is now (see its "
+                + "kse.io/SlurmAllocated condition); a placeholder of the new shape follows",
+            FilterVerdict.Code.NO_NODE_FOR_MEMBER);
       }
-      List<String> passing = new ArrayList<>();
-      for (String n : allocated) {
-        if (req.nodeNames().contains(n)) {
-          passing.add(n);
-        }
-      }
-      if (passing.isEmpty()) {
+      String allocated = nodeNames.kubernetes(node.get());
+      if (!req.nodeNames().contains(allocated)) {
         return none(
             "kse: Slurm allocated "
-                + String.join(",", allocated)
+                + allocated
                 + " to this pod, which is not"
                 + " among the candidate nodes",
             FilterVerdict.Code.ALLOCATED_ELSEWHERE);
       }
       return new FilterVerdict(
-          passing,
-          "kse: Slurm allocated " + String.join(",", allocated) + " to this pod",
+          List.of(allocated),
+          "kse: Slurm allocated " + allocated + " to this pod",
           FilterVerdict.Code.ALLOCATED);
     }
     if (j.state().isFinal()) {

@@ -25,7 +25,9 @@ public record FilterVerdict(List<String> passing, String reason, Code code) {
     SUBMIT_FAILED,
     POLICY_REJECTED,
     GROUP_INVALID,
-    GROUP_INCOMPLETE;
+    GROUP_INCOMPLETE,
+    /** The job runs but holds no node for this member (the group changed shape after it). */
+    NO_NODE_FOR_MEMBER;
 
     /** The metric tag and log value: {@code allocated_elsewhere}. */
     public String tag() {

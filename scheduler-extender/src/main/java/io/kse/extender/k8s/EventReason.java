@@ -18,6 +18,12 @@ public enum EventReason {
   /** Slurm allocated a node the pod can no longer go to (cordoned, drained): job replaced. */
   NODE_UNUSABLE("AllocatedNodeUnusable", true),
   /**
+   * The placement changed shape after its job was submitted (the group's size, a member's GPUs, a
+   * group made invalid) and nothing runs on the job: it is cancelled, a job of the new shape
+   * follows.
+   */
+  SHAPE_CHANGED("PlacementShapeChanged", true),
+  /**
    * Slurm chose a bound pod's placeholder for preemption: the pod is evicted while the placeholder
    * holds its node within its grace time.
    */

@@ -29,8 +29,73 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
     members = List.copyOf(members);
   }
 
-  /** One member pod and its index. */
-  public record Slot(PodRef ref, int index) {}
+  /**
+   * One member pod, its index and the GPUs it asks per node.
+   *
+   * @param gpus what the shape check compares with the job's GPUs per node; 0: not checked
+   */
+  public record Slot(PodRef ref, int index, long gpus) {
+    public Slot(PodRef ref, int index) {
+      this(ref, index, 0);
+    }
+  }
+
+  /**
+   * What the extender knows of a member pod beyond its own metadata: where it already is, or was
+   * sent, and what it asks.
+   */
+  public interface MemberView {
+    /**
+     * The index, in the group's current job's allocation, of the node the pod is bound to or was
+     * woken for (its {@code kse.io/slurm-node}, for that job): it keeps that index.
+     */
+    java.util.OptionalInt seat(Pod pod);
+
+    /** The GPUs per node the pod asks. */
+    long gpus(Pod pod);
+
+    /** Nothing known: indexes by name alone, no GPUs compared. */
+    MemberView NONE =
+        new MemberView() {
+          @Override
+          public java.util.OptionalInt seat(Pod pod) {
+            return java.util.OptionalInt.empty();
+          }
+
+          @Override
+          public long gpus(Pod pod) {
+            return 0;
+          }
+        };
+  }
+
+  /**
+   * The one rule of where a member goes: member {@code index} to the allocation's {@code index}-th
+   * node (Slurm's hostlist order), when the job is running, holds such a node, and holds on it at
+   * least the {@code gpus} the member asks (when Slurm says how many it holds). Empty: the job
+   * holds no node for this member. The filter, bind, the reconciler's rules and /explain all ask
+   * here.
+   */
+  public static Optional<String> nodeOf(int index, long gpus, io.kse.slurm.SlurmJob job) {
+    if (!job.isAllocated() || index < 0 || index >= job.nodes().size() || !fits(gpus, job)) {
+      return Optional.empty();
+    }
+    return Optional.of(job.nodes().get(index));
+  }
+
+  /** The Slurm node of {@code job} that member {@code pod} goes to (see {@link #nodeOf}). */
+  public Optional<String> nodeOf(PodRef pod, io.kse.slurm.SlurmJob job) {
+    return members.stream()
+        .filter(s -> s.ref().equals(pod))
+        .findFirst()
+        .flatMap(s -> nodeOf(s.index(), s.gpus(), job));
+  }
+
+  /** Whether the job holds at least {@code gpus} per node (unknown counts: it does). */
+  public static boolean fits(long gpus, io.kse.slurm.SlurmJob job) {
+    int held = job.gpusPerNode();
+    return held == 0 || gpus <= held;
+  }
 
   /**
    * @param namespace where its pods are
@@ -89,16 +154,27 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
         .orElseGet(() -> members.isEmpty() ? key : members.get(0).ref().toString());
   }
 
-  /**
-   * The group {@code key} from the pods the informer holds for it (any order). Indexes come from
-   * the members' own keys or, where they give none, their names; size from the leader, else the
-   * largest any member names. Anything inconsistent is the group's {@link Group#problem()}.
-   */
+  /** The group as its pods' metadata alone say (tests). */
   public static Placement group(
       String key,
       String namespace,
       List<Pod> pods,
       Function<String, Optional<PodGroupSpec>> podGroups) {
+    return group(key, namespace, pods, podGroups, MemberView.NONE);
+  }
+
+  /**
+   * The group {@code key} from the pods the informer holds for it (any order). Indexes come from
+   * the members' own keys or, where they give none, are seats (see {@link #seats}); size from the
+   * leader, else the largest any member names. Anything inconsistent is the group's {@link
+   * Group#problem()}.
+   */
+  public static Placement group(
+      String key,
+      String namespace,
+      List<Pod> pods,
+      Function<String, Optional<PodGroupSpec>> podGroups,
+      MemberView view) {
     List<Pod> sorted = new ArrayList<>(pods);
     sorted.sort(Comparator.comparing(p -> p.getMetadata().getName()));
     List<GroupMembership> ms = new ArrayList<>();
@@ -125,21 +201,22 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
               + GroupMembership.GROUP_INDEX
               + ") and others do not; set it on all or none");
     }
+    TreeSet<Integer> sizes = new TreeSet<>();
+    ms.stream().filter(m -> m.problem().isEmpty()).forEach(m -> sizes.add(m.size()));
+    int size = sizes.isEmpty() ? 1 : sizes.last();
+    int[] seats = byName ? seats(sorted, size, view) : null;
     List<Slot> slots = new ArrayList<>();
     Map<Integer, List<String>> live = new HashMap<>();
     for (int i = 0; i < sorted.size(); i++) {
       Pod p = sorted.get(i);
-      int index = byName ? i : ms.get(i).index();
-      slots.add(new Slot(PlacementReconciler.ref(p), index));
+      int index = byName ? seats[i] : ms.get(i).index();
+      slots.add(new Slot(PlacementReconciler.ref(p), index, view.gpus(p)));
       PlacementFacts.PodStanding standing = PlacementFacts.PodStanding.of(Optional.of(p));
       if (standing == PlacementFacts.PodStanding.PENDING
           || standing == PlacementFacts.PodStanding.BOUND) {
         live.computeIfAbsent(index, x -> new ArrayList<>()).add(name(p));
       }
     }
-    TreeSet<Integer> sizes = new TreeSet<>();
-    ms.stream().filter(m -> m.problem().isEmpty()).forEach(m -> sizes.add(m.size()));
-    int size = sizes.isEmpty() ? 1 : sizes.last();
     if (sizes.size() > 1) {
       problems.add("members disagree on the group's size: " + sizes);
     }
@@ -168,6 +245,67 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
                 ms.stream().anyMatch(GroupMembership::leaderFirst),
                 ms.stream().map(GroupMembership::topologyKey).flatMap(Optional::stream).findFirst(),
                 problem)));
+  }
+
+  /**
+   * Indexes for a group whose members give none, decided once for the life of its job: a member
+   * already on (or sent to) a node of the job keeps that node's index, whoever else comes or goes;
+   * the others take the free indexes in name order; a member still needing the job beyond the free
+   * ones shares the index of one being deleted (and waits for it to go), and what is left gets an
+   * index past the group's size (no node).
+   */
+  static int[] seats(List<Pod> byName, int size, MemberView view) {
+    int[] seat = new int[byName.size()];
+    java.util.Arrays.fill(seat, -1);
+    boolean[] taken = new boolean[Math.max(size, 0)];
+    for (int i = 0; i < byName.size(); i++) {
+      java.util.OptionalInt s =
+          needsJob(byName.get(i)) ? view.seat(byName.get(i)) : java.util.OptionalInt.empty();
+      if (s.isPresent() && s.getAsInt() >= 0 && s.getAsInt() < size && !taken[s.getAsInt()]) {
+        seat[i] = s.getAsInt();
+        taken[s.getAsInt()] = true;
+      }
+    }
+    int free = 0;
+    java.util.Iterator<Integer> leaving = leavingSeats(byName, seat).iterator();
+    int beyond = size;
+    for (int i = 0; i < byName.size(); i++) {
+      if (seat[i] >= 0 || !needsJob(byName.get(i))) {
+        continue;
+      }
+      while (free < size && taken[free]) {
+        free++;
+      }
+      if (free < size) {
+        seat[i] = free;
+        taken[free] = true;
+      } else {
+        seat[i] = leaving.hasNext() ? leaving.next() : beyond++;
+      }
+    }
+    for (int i = 0; i < byName.size(); i++) {
+      if (seat[i] < 0) {
+        seat[i] = beyond++; // gone or finished: no node
+      }
+    }
+    return seat;
+  }
+
+  /** The seats of members being deleted while bound: a newcomer may queue behind one. */
+  private static List<Integer> leavingSeats(List<Pod> byName, int[] seat) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < byName.size(); i++) {
+      if (seat[i] >= 0
+          && PlacementFacts.PodStanding.of(Optional.of(byName.get(i)))
+              == PlacementFacts.PodStanding.TERMINATING) {
+        out.add(seat[i]);
+      }
+    }
+    return out;
+  }
+
+  private static boolean needsJob(Pod p) {
+    return PlacementFacts.PodStanding.of(Optional.of(p)).needsJob();
   }
 
   private static String name(Pod p) {

@@ -76,6 +76,7 @@ public record PlacementFacts(
    * @param woken whether it was already woken for the placement's current job
    * @param terminatingOverdue it is TERMINATING well past its deletion deadline (its kubelet has
    *     not confirmed its containers stopped)
+   * @param gpus the GPUs per node it asks (0: not compared)
    */
   public record Member(
       PodRef ref,
@@ -83,9 +84,25 @@ public record PlacementFacts(
       String boundNode,
       int index,
       boolean woken,
-      boolean terminatingOverdue) {
+      boolean terminatingOverdue,
+      long gpus) {
     public Member(PodRef ref, PodStanding pod, String boundNode, int index, boolean woken) {
-      this(ref, pod, boundNode, index, woken, false);
+      this(ref, pod, boundNode, index, woken, false, 0);
+    }
+
+    public Member(
+        PodRef ref,
+        PodStanding pod,
+        String boundNode,
+        int index,
+        boolean woken,
+        boolean terminatingOverdue) {
+      this(ref, pod, boundNode, index, woken, terminatingOverdue, 0);
+    }
+
+    /** The Slurm node of {@code job} this member goes to, if the job holds one for it. */
+    public Optional<String> nodeIn(SlurmJob job) {
+      return Placement.nodeOf(index, gpus, job);
     }
   }
 

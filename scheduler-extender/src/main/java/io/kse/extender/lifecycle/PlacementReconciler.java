@@ -71,6 +71,7 @@ public final class PlacementReconciler {
   private final PreemptionAttribution attribution;
   private final Supplier<PlacementPolicy> policy;
   private final io.kse.extender.k8s.ClusterIdentity cluster;
+  private final PodFactsReader podFacts;
 
   /** A namespace's PodGroups (scheduling.k8s.io) by name; empty where the API is not served. */
   private final PodGroupSource podGroups;
@@ -82,7 +83,12 @@ public final class PlacementReconciler {
   private final Map<String, Map<String, PodRef>> groups = new ConcurrentHashMap<>();
 
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
-  private final Map<String, Long> woken = new ConcurrentHashMap<>();
+
+  /** Members woken for a job, by UID: which job, and the Kubernetes node they were sent to. */
+  private final Map<String, Woken> woken = new ConcurrentHashMap<>();
+
+  private record Woken(long jobId, String node) {}
+
   private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
   private final Map<String, String> waitingSaid = new ConcurrentHashMap<>();
 
@@ -130,6 +136,7 @@ public final class PlacementReconciler {
     this.mayAct = mayAct;
     this.metrics = metrics;
     this.rules = new PlacementRules(nodeNames::kubernetes);
+    this.podFacts = new PodFactsReader(gpuClaims);
     this.submitter =
         new Submitter(
             slurm,
@@ -142,7 +149,7 @@ public final class PlacementReconciler {
             shape,
             this::domainsTakenBesides,
             cluster,
-            gpuClaims);
+            podFacts);
     this.evictions = new Evictions(actions, metrics, clock, pdbOverride);
     this.attribution =
         new PreemptionAttribution(
@@ -198,6 +205,7 @@ public final class PlacementReconciler {
 
   /** The pod was deleted. */
   public void onPodDeleted(Pod pod) {
+    podFacts.forget(pod.getMetadata().getUid());
     Optional<GroupMembership> m = membership(pod);
     if (m.isPresent()) {
       String key = m.get().key(pod.getMetadata().getNamespace());
@@ -242,7 +250,57 @@ public final class PlacementReconciler {
     for (PodRef r : groups.getOrDefault(key, Map.of()).values()) {
       pods.pod(r).ifPresent(members::add);
     }
-    return Placement.group(key, namespace, members, name -> podGroups.podGroup(namespace, name));
+    return Placement.group(
+        key,
+        namespace,
+        members,
+        name -> podGroups.podGroup(namespace, name),
+        new Members(cache.jobFor(key)));
+  }
+
+  /**
+   * What this extender knows of a group's members: the seat each holds in the group's current job
+   * (the node it is bound to, or was sent to — by its annotations, or by a wake-up the informer has
+   * not shown yet), and the GPUs each asks.
+   */
+  private final class Members implements Placement.MemberView {
+    private final Optional<SlurmJob> job;
+
+    Members(Optional<SlurmJob> job) {
+      this.job = job.filter(SlurmJob::isAllocated);
+    }
+
+    @Override
+    public java.util.OptionalInt seat(Pod pod) {
+      if (job.isEmpty()) {
+        return java.util.OptionalInt.empty();
+      }
+      String node = pod.getSpec().getNodeName();
+      if (node == null || node.isEmpty()) {
+        Map<String, String> a = pod.getMetadata().getAnnotations();
+        Woken w = woken.get(pod.getMetadata().getUid());
+        if (a != null && Long.toString(job.get().id()).equals(a.get(WellKnown.JOB_ANNOTATION))) {
+          node = a.get(WellKnown.NODE_ANNOTATION);
+        } else if (w != null && w.jobId() == job.get().id()) {
+          node = w.node();
+        }
+      }
+      if (node == null || node.isEmpty()) {
+        return java.util.OptionalInt.empty();
+      }
+      List<String> nodes = job.get().nodes();
+      for (int i = 0; i < nodes.size(); i++) {
+        if (nodeNames.kubernetes(nodes.get(i)).equals(node)) {
+          return java.util.OptionalInt.of(i);
+        }
+      }
+      return java.util.OptionalInt.empty();
+    }
+
+    @Override
+    public long gpus(Pod pod) {
+      return podFacts.gpus(pod);
+    }
   }
 
   /** The placement the pod is in now: its group's, or its own. */
@@ -473,7 +531,7 @@ public final class PlacementReconciler {
     for (Placement.Slot slot : placement.members()) {
       PodRef m = slot.ref();
       Optional<Pod> pod = pods.get(m.uid());
-      long wokenFor = woken.getOrDefault(m.uid(), 0L);
+      long wokenFor = Optional.ofNullable(woken.get(m.uid())).map(Woken::jobId).orElse(0L);
       members.add(
           new PlacementFacts.Member(
               m,
@@ -483,7 +541,8 @@ public final class PlacementReconciler {
               job.map(j -> j.id() == wokenFor).orElse(false),
               pod.flatMap(PlacementReconciler::deletionDeadline)
                   .map(d -> now.isAfter(d.plus(STUCK_TERMINATING)))
-                  .orElse(false)));
+                  .orElse(false),
+              slot.gpus()));
       Optional<Instant> created = pod.flatMap(PlacementReconciler::created);
       if (created.isPresent() && created.get().isBefore(oldest)) {
         oldest = created.get();
@@ -560,13 +619,7 @@ public final class PlacementReconciler {
     if (!mine) {
       return;
     }
-    // the members that exist and still need the job, in index order: the leader first
-    List<Pod> members =
-        facts.members().stream()
-            .filter(m -> m.pod().needsJob())
-            .sorted(java.util.Comparator.comparingInt(PlacementFacts.Member::index))
-            .map(m -> pods.get(m.ref().uid()).orElseThrow())
-            .toList();
+    List<Pod> members = needing(placement, pods);
     placement.members().forEach(m -> woken.remove(m.ref().uid()));
     facts
         .job()
@@ -640,7 +693,7 @@ public final class PlacementReconciler {
   static final Duration PENDING_QUIET = Duration.ofSeconds(2);
 
   private boolean brieflyPending(Step.Waiting w, PlacementFacts facts) {
-    return "SlurmPending".equals(w.reason())
+    return w.reason() == WaitReason.SLURM_PENDING
         && facts
             .job()
             .map(j -> clock.instant().isBefore(j.submitTime().plus(PENDING_QUIET)))
@@ -648,21 +701,22 @@ public final class PlacementReconciler {
   }
 
   private void waiting(PodRef ref, Step.Waiting w) {
-    String said = w.reason() + "|" + w.message();
+    String said = w.reason().reason() + "|" + w.message();
     if (said.equals(waitingSaid.put(ref.uid(), said))) {
       return;
     }
     execute(
         ref,
         () -> {
-          actions.condition(ref, false, w.reason(), w.message());
+          actions.condition(ref, false, w.reason().reason(), w.message());
           actions.event(ref, EventReason.WAITING, w.message());
         },
         () -> waitingSaid.remove(ref.uid()));
   }
 
   private void wake(PodRef ref, Pod pod, Step.Wake w) {
-    woken.put(ref.uid(), w.jobId()); // the rules wake once per job; a failed wake undoes this
+    // the rules wake once per job; a failed wake undoes this
+    woken.put(ref.uid(), new Woken(w.jobId(), w.node()));
     LOG.info(
         "placeholder_allocated pod={} uid={} slurmJob={} node={}",
         ref,
@@ -690,11 +744,13 @@ public final class PlacementReconciler {
     }
     PodRef ref = placement.members().get(0).ref();
     String why =
-        "Slurm job "
-            + r.jobId()
-            + " was allocated a node the pod cannot go to now ("
-            + r.why()
-            + "); cancelling it, a new placeholder follows";
+        r.reason() == EventReason.SHAPE_CHANGED
+            ? r.why() + "; cancelling it, a placeholder of the placement's new shape follows"
+            : "Slurm job "
+                + r.jobId()
+                + " was allocated a node the pod cannot go to now ("
+                + r.why()
+                + "); cancelling it, a new placeholder follows";
     LOG.info(
         "placeholder_replaced pod={} uid={} slurmJob={} reason=\"{}\"",
         ref,
@@ -702,7 +758,7 @@ public final class PlacementReconciler {
         r.jobId(),
         r.why());
     for (Placement.Slot m : placement.members()) {
-      actions.event(m.ref(), EventReason.NODE_UNUSABLE, why);
+      actions.event(m.ref(), r.reason(), why);
       woken.remove(m.ref().uid());
     }
     execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
@@ -808,18 +864,41 @@ public final class PlacementReconciler {
     return created(pod).map(c -> Duration.between(c, clock.instant()));
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper POD_JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
-
   /** The tier the policy gives the pod now, if the informer holds it and it is readable. */
   private Optional<String> tierOfPod(PodRef ref) {
     try {
-      return pods.pod(ref)
-          .map(
-              p -> policy.get().tierName(io.kse.policy.PodManifest.facts(POD_JSON.valueToTree(p))));
-    } catch (IllegalArgumentException e) {
+      return pods.pod(ref).map(p -> policy.get().tierName(podFacts.facts(p)));
+    } catch (io.kse.extender.dra.ClaimProblem | IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The members that exist and still need the job, in index order (the leader first): what a
+   * placement is decided on.
+   */
+  private static List<Pod> needing(Placement placement, Map<String, Optional<Pod>> pods) {
+    return placement.members().stream()
+        .sorted(java.util.Comparator.comparingInt(Placement.Slot::index))
+        .map(m -> pods.get(m.ref().uid()).filter(p -> PodStanding.of(Optional.of(p)).needsJob()))
+        .flatMap(Optional::stream)
+        .toList();
+  }
+
+  /**
+   * The decision the placement of {@code pod} gets now, on the very facts and members a submission
+   * now would use ({@code /explain}). {@link io.kse.extender.dra.ClaimProblem} when its claims
+   * cannot be served.
+   */
+  public io.kse.policy.Decision decide(Pod pod) {
+    Placement placement = placementOf(ref(pod));
+    Map<String, Optional<Pod>> now = new java.util.HashMap<>();
+    placement.members().forEach(m -> now.put(m.ref().uid(), pods.pod(m.ref())));
+    List<Pod> members = needing(placement, now);
+    if (members.isEmpty()) {
+      members = List.of(pod); // finished or being deleted: what it was decided on
+    }
+    return submitter.decide(placement, members.stream().map(podFacts::facts).toList());
   }
 
   /** When the pod's grace period ends (its deletion timestamp), if it is being deleted. */

@@ -117,6 +117,49 @@ public final class PlacementRules {
                     && (o.pod() == PodStanding.BOUND || o.pod() == PodStanding.TERMINATING));
   }
 
+  /** Whether a member runs (or may still run) on the placement's job. */
+  private static boolean running(PlacementFacts f) {
+    return f.members().stream()
+        .anyMatch(m -> m.pod() == PodStanding.BOUND || m.pod() == PodStanding.TERMINATING);
+  }
+
+  /**
+   * How a group's job no longer fits the group as it is now, if it does not: a job asks the same of
+   * every node, one node per member, each holding the largest member's GPUs (docs/groups.md). The
+   * group's size changed, or a member (recreated) asks more GPUs than the job holds per node.
+   */
+  static Optional<String> misfit(PlacementFacts f, SlurmJob j) {
+    if (f.group().isEmpty()) {
+      return Optional.empty(); // a pod's own requests never change
+    }
+    int held = j.isAllocated() ? j.nodes().size() : j.nodeCount();
+    if (held > 0 && held != f.size()) {
+      return Optional.of(
+          "Slurm job "
+              + j.id()
+              + " holds "
+              + held
+              + " node(s), and the group has "
+              + f.size()
+              + " members now");
+    }
+    for (Member m : f.members()) {
+      if (m.pod() == PodStanding.PENDING && !Placement.fits(m.gpus(), j)) {
+        return Optional.of(
+            "pod "
+                + m.ref().name()
+                + " asks "
+                + m.gpus()
+                + " GPUs per node, and Slurm job "
+                + j.id()
+                + " holds "
+                + j.gpusPerNode()
+                + " on each of its nodes");
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Pending members: a job to submit, to wait for, or to go to. */
   private List<Step> pending(PlacementFacts f, Optional<SlurmJob> live) {
     if (f.own().orElse(null) instanceof PlaceholderState.Rejected) {
@@ -125,19 +168,28 @@ public final class PlacementRules {
     List<Member> waiting =
         f.members().stream().filter(m -> m.pod() == PodStanding.PENDING).toList();
     Optional<String> problem = f.group().flatMap(Placement.Group::problem);
+    boolean running = running(f);
     if (problem.isPresent()) {
       String message =
           "group " + f.group().get().id() + " cannot be placed as it is: " + problem.get();
-      return waiting.stream()
-          .map(m -> (Step) new Step.Waiting(m.ref(), "GroupInvalid", message))
-          .toList();
+      List<Step> steps = new ArrayList<>();
+      if (live.isPresent() && !running) {
+        // a job of a shape that no longer stands would run for nobody
+        steps.add(new Step.Cancel(live.get().id(), message));
+      }
+      waiting.forEach(m -> steps.add(new Step.Waiting(m.ref(), WaitReason.GROUP_INVALID, message)));
+      return steps;
     }
     if (live.isPresent()) {
       SlurmJob j = live.get();
+      Optional<String> misfit = misfit(f, j);
+      if (misfit.isPresent()
+          && !running
+          && (j.isAllocated() || j.state() == JobState.PENDING)
+          && !j.preempting()) {
+        return List.of(new Step.Replace(j.id(), misfit.get(), EventReason.SHAPE_CHANGED));
+      }
       if (j.isAllocated() && j.preempting()) {
-        boolean running =
-            f.members().stream()
-                .anyMatch(m -> m.pod() == PodStanding.BOUND || m.pod() == PodStanding.TERMINATING);
         if (!running) { // nothing of ours runs there: let the nodes go now, and ask again
           return List.of(new Step.Replace(j.id(), "Slurm chose it for preemption"));
         }
@@ -147,7 +199,7 @@ public final class PlacementRules {
                 + " is being preempted; a new placeholder follows once the running members have"
                 + " stopped";
         return waiting.stream()
-            .map(m -> (Step) new Step.Waiting(m.ref(), "SlurmPreempting", message))
+            .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SLURM_PREEMPTING, message))
             .toList();
       }
       if (j.isAllocated()) {
@@ -156,8 +208,17 @@ public final class PlacementRules {
         }
         List<Step> wakes = new ArrayList<>();
         for (Member m : waiting) {
-          if (!m.woken() && m.index() < j.nodes().size() && !occupied(f, m)) {
-            wakes.add(new Step.Wake(m.ref(), j.id(), kubeNodeName.apply(j.nodes().get(m.index()))));
+          Optional<String> node = m.nodeIn(j);
+          if (node.isEmpty() && misfit.isPresent()) {
+            wakes.add(
+                new Step.Waiting(
+                    m.ref(),
+                    WaitReason.SHAPE_CHANGED,
+                    misfit.get()
+                        + "; a placeholder of the new shape follows once the running members have"
+                        + " stopped"));
+          } else if (node.isPresent() && !m.woken() && !occupied(f, m)) {
+            wakes.add(new Step.Wake(m.ref(), j.id(), kubeNodeName.apply(node.get())));
           }
         }
         return wakes;
@@ -165,7 +226,7 @@ public final class PlacementRules {
       if (j.state() == JobState.PENDING) {
         String message = "waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")";
         return waiting.stream()
-            .map(m -> (Step) new Step.Waiting(m.ref(), "SlurmPending", message))
+            .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SLURM_PENDING, message))
             .toList();
       }
       return List.of(); // completing, suspended: the next change decides
@@ -194,13 +255,13 @@ public final class PlacementRules {
               + " members; its Slurm placeholder is submitted once all exist, and holds no"
               + " node until then";
       return waiting.stream()
-          .map(m -> (Step) new Step.Waiting(m.ref(), "GroupIncomplete", message))
+          .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.GROUP_INCOMPLETE, message))
           .toList();
     }
     if (own instanceof PlaceholderState.SubmitFailed failed && !f.retryDue()) {
       String message = "the Slurm placeholder could not be submitted: " + failed.reason();
       return waiting.stream()
-          .map(m -> (Step) new Step.Waiting(m.ref(), "SubmitFailed", message))
+          .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SUBMIT_FAILED, message))
           .toList();
     }
     return List.of(

@@ -9,7 +9,7 @@ import io.kse.extender.k8s.PodRef;
  */
 public sealed interface Step {
   /** The member waits for the job: tell it why (pod condition and Event, when it changes). */
-  record Waiting(PodRef member, String reason, String message) implements Step {}
+  record Waiting(PodRef member, WaitReason reason, String message) implements Step {}
 
   /** The placement needs a placeholder: submit one. */
   record Submit(String why) implements Step {}
@@ -20,8 +20,15 @@ public sealed interface Step {
   /** The job must end: every pod is gone, or none will ever use it. */
   record Cancel(long jobId, String why) implements Step {}
 
-  /** The job holds a node a member cannot go to: end it (a new one is submitted next pass). */
-  record Replace(long jobId, String why) implements Step {}
+  /**
+   * The job holds a node a member cannot go to, or is of a shape the placement no longer has: end
+   * it (a new one is submitted next pass).
+   */
+  record Replace(long jobId, String why, EventReason reason) implements Step {
+    public Replace(long jobId, String why) {
+      this(jobId, why, EventReason.NODE_UNUSABLE);
+    }
+  }
 
   /**
    * The member runs where no job holds its node: evict it; and end {@code jobToCancel} (a requeued

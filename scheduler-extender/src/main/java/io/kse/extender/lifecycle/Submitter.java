@@ -1,6 +1,5 @@
 package io.kse.extender.lifecycle;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
@@ -8,7 +7,6 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.policy.Decision;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
-import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
@@ -31,7 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Submitter {
   private static final Logger LOG = LoggerFactory.getLogger(Submitter.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
   private final SlurmClient slurm;
@@ -44,7 +41,7 @@ final class Submitter {
   private final JobSubmission.Shape shape;
   private final java.util.function.Function<String, java.util.Set<String>> domainsTaken;
   private final io.kse.extender.k8s.ClusterIdentity cluster;
-  private final io.kse.extender.dra.GpuClaims gpuClaims;
+  private final PodFactsReader podFacts;
 
   Submitter(
       SlurmClient slurm,
@@ -57,8 +54,8 @@ final class Submitter {
       JobSubmission.Shape shape,
       java.util.function.Function<String, java.util.Set<String>> domainsTaken,
       io.kse.extender.k8s.ClusterIdentity cluster,
-      io.kse.extender.dra.GpuClaims gpuClaims) {
-    this.gpuClaims = gpuClaims;
+      PodFactsReader podFacts) {
+    this.podFacts = podFacts;
     this.domainsTaken = domainsTaken;
     this.cluster = cluster;
     this.slurm = slurm;
@@ -81,7 +78,7 @@ final class Submitter {
     List<PodFacts> facts = new ArrayList<>();
     for (Pod pod : pods) {
       try {
-        facts.add(PodManifest.facts(JSON.valueToTree(pod)).withDraGpus(gpuClaims.gpusAsked(pod)));
+        facts.add(podFacts.facts(pod));
       } catch (io.kse.extender.dra.ClaimProblem e) {
         reject(placement, refs, "pod " + pod.getMetadata().getName() + ": " + e.getMessage());
         return 0;
@@ -94,12 +91,7 @@ final class Submitter {
       }
     }
     Optional<Placement.Group> group = placement.group();
-    Decision d =
-        group.isEmpty()
-            ? policy.get().decide(facts.get(0), ledger, clock.instant())
-            : policy
-                .get()
-                .decideGroup(placement.groupFacts(facts, domainsTaken), ledger, clock.instant());
+    Decision d = decide(placement, facts);
     if (d instanceof Decision.Reject r) {
       reject(placement, refs, r.reason());
       return 0;
@@ -147,6 +139,19 @@ final class Submitter {
       failed(placement, refs, e);
     }
     return 0;
+  }
+
+  /**
+   * The one decision for a placement: a pod's own, or its group's from the members that exist and
+   * need the job ({@code members}, in index order, the leader first). What is submitted and what
+   * /explain shows both come from here.
+   */
+  Decision decide(Placement placement, List<PodFacts> members) {
+    return placement.group().isEmpty()
+        ? policy.get().decide(members.get(0), ledger, clock.instant())
+        : policy
+            .get()
+            .decideGroup(placement.groupFacts(members, domainsTaken), ledger, clock.instant());
   }
 
   private void failed(Placement placement, List<PodRef> refs, SlurmException e) {

@@ -816,6 +816,129 @@ class PlacementReconcilerTest {
       assertThat(slurm.submissions()).hasSize(1);
     }
 
+    /** A member of group {@code llm} of {@code size}, indexed by name, asking {@code gpus}. */
+    Pod byName(String name, String uid, int size, int gpus) {
+      Pod p =
+          io.kse.extender.testing.Pods.pending(
+                  name,
+                  3,
+                  gpus,
+                  Map.of(GroupMembership.GROUP, "llm", GroupMembership.GROUP_SIZE, "" + size))
+              .editMetadata()
+              .withUid(uid)
+              .withCreationTimestamp(Instant.now().minusSeconds(2).toString())
+              .endMetadata()
+              .build();
+      pods.put("serving/" + name, p);
+      lifecycle.onPod(p);
+      return p;
+    }
+
+    String nodeOf(Pod p, long job) {
+      PodRef ref = PlacementReconciler.ref(p);
+      return lifecycle.placementOf(ref).nodeOf(ref, cache.job(job).orElseThrow()).orElse("none");
+    }
+
+    /** Issue 26 #2: a member's index is its for the life of the job, whoever else goes. */
+    @Test
+    void aMemberIndexedByNameKeepsItsNodeWhenAnotherIsDeletedAndTheNewcomerGetsTheFreeOne() {
+      Pod m0 = byName("llm-a", "u0", 4, 4);
+      Pod m1 = byName("llm-b", "u1", 4, 4);
+      Pod m2 = byName("llm-c", "u2", 4, 4);
+      Pod m3 = byName("llm-d", "u3", 4, 4);
+      long id = jobId();
+      slurm.allocate(id, List.of("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"));
+      cache.pollOnce();
+      assertThat(actions).contains("wake serving/llm-c -> gpu-node-3");
+      // one member deleted before any bind: the others keep the nodes they were sent to
+      delete(m1);
+      assertThat(List.of(nodeOf(m0, id), nodeOf(m2, id), nodeOf(m3, id)))
+          .containsExactly("gpu-node-1", "gpu-node-3", "gpu-node-4");
+      bind(m2, "gpu-node-3");
+      actions.clear();
+      Pod again = byName("llm-e", "u4", 4, 4);
+      assertThat(actions).contains("wake serving/llm-e -> gpu-node-2");
+      assertThat(nodeOf(again, id)).isEqualTo("gpu-node-2");
+      assertThat(nodeOf(m3, id)).isEqualTo("gpu-node-4");
+      assertThat(slurm.submissions()).hasSize(1);
+    }
+
+    /** Issue 26 #1: never bound on fewer GPUs than it asks. */
+    @Test
+    void aMemberRecreatedAskingMoreGpusWaitsWhileOthersRunThenTheJobIsReplaced() {
+      Pod a = byName("llm-a", "u0", 2, 4);
+      Pod b = byName("llm-b", "u1", 2, 4);
+      long id = jobId();
+      slurm.allocate(id, List.of("gpu-node-1", "gpu-node-2"));
+      cache.pollOnce();
+      bind(a, "gpu-node-1");
+      bind(b, "gpu-node-2");
+      delete(b);
+      actions.clear();
+      Pod bigger = byName("llm-b", "u1-new", 2, 8);
+      assertThat(nodeOf(bigger, id)).as("the job holds 4 GPUs per node").isEqualTo("none");
+      assertThat(actions).noneMatch(x -> x.startsWith("wake"));
+      assertThat(actions)
+          .contains(
+              "condition false ShapeChanged: pod llm-b asks 8 GPUs per node, and Slurm job "
+                  + id
+                  + " holds 4 on each of its nodes; a placeholder of the new shape follows once"
+                  + " the running members have stopped");
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
+      // the running member goes too (its controller recreates the group): the job is replaced
+      delete(a);
+      byName("llm-a", "u0-new", 2, 8);
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+      assertThat(actions).anyMatch(x -> x.startsWith("event PlacementShapeChanged: pod llm-"));
+      cache.pollOnce();
+      assertThat(slurm.submissions()).hasSize(2);
+      assertThat(slurm.submissions().get(1).gresPerNode()).contains("gpu:h100:8");
+      assertThat(slurm.submissions().get(1).nodes()).isEqualTo(2);
+    }
+
+    /** Issue 26 #3: a job of a shape that no longer stands never runs for nobody. */
+    @Test
+    void aGroupMadeInvalidWhileItsJobPendsHasTheJobCancelledAndGetsOneOfItsNewShape() {
+      Pod a = byName("llm-a", "u0", 3, 4);
+      byName("llm-b", "u1", 3, 4);
+      byName("llm-c", "u2", 3, 4);
+      long id = jobId();
+      cache.pollOnce();
+      byName("llm-b", "u1", 2, 4); // one member's size changed: the members disagree
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+      assertThat(actions)
+          .anyMatch(x -> x.startsWith("condition false GroupInvalid: group kse/llm"));
+      cache.pollOnce();
+      // made consistent again at size 2
+      delete(pods.get("serving/llm-c"));
+      byName("llm-a", "u0", 2, 4);
+      cache.pollOnce();
+      lifecycle.reconcileAll();
+      assertThat(slurm.submissions()).hasSize(2);
+      assertThat(slurm.submissions().get(1).nodes()).isEqualTo(2);
+      long second = jobId();
+      slurm.allocate(second, List.of("gpu-node-1", "gpu-node-2"));
+      cache.pollOnce();
+      assertThat(nodeOf(a, second)).isEqualTo("gpu-node-1");
+    }
+
+    /** A group whose size changed while its job pends gets a job of the new size. */
+    @Test
+    void aPendingJobOfTheOldSizeIsReplaced() {
+      byName("llm-a", "u0", 2, 4);
+      byName("llm-b", "u1", 2, 4);
+      long id = jobId();
+      cache.pollOnce();
+      byName("llm-a", "u0", 3, 4);
+      byName("llm-b", "u1", 3, 4);
+      byName("llm-c", "u2", 3, 4);
+      assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
+      cache.pollOnce();
+      lifecycle.reconcileAll();
+      assertThat(slurm.submissions()).hasSize(2);
+      assertThat(slurm.submissions().get(1).nodes()).isEqualTo(3);
+    }
+
     @Test
     void theWholeGroupGoneCancelsItsJob() {
       Pod l = member("llm-0", "u0", 0);

@@ -160,7 +160,7 @@ class PlacementRulesTest {
         .containsExactly(
             new Step.Waiting(
                 WORKER,
-                "SlurmPreempting",
+                WaitReason.SLURM_PREEMPTING,
                 "Slurm job 7 is being preempted; a new placeholder follows once the running"
                     + " members have stopped"));
   }
@@ -196,8 +196,10 @@ class PlacementRulesTest {
                 member(WORKER, PodStanding.PENDING, "", 1)));
     assertThat(steps)
         .containsExactly(
-            new Step.Waiting(LEADER, "SlurmPending", "waiting for Slurm job 7 (Resources)"),
-            new Step.Waiting(WORKER, "SlurmPending", "waiting for Slurm job 7 (Resources)"));
+            new Step.Waiting(
+                LEADER, WaitReason.SLURM_PENDING, "waiting for Slurm job 7 (Resources)"),
+            new Step.Waiting(
+                WORKER, WaitReason.SLURM_PENDING, "waiting for Slurm job 7 (Resources)"));
   }
 
   @Test

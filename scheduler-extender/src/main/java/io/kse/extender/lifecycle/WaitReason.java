@@ -1,0 +1,31 @@
+package io.kse.extender.lifecycle;
+
+/**
+ * Why a member pod waits: the reason of its {@code kse.io/SlurmAllocated=False} condition (the
+ * rules decide it, the reconciler writes it; troubleshooting.md explains each).
+ */
+public enum WaitReason {
+  /** Its placeholder waits in Slurm's queue (Slurm's own reason in the message). */
+  SLURM_PENDING("SlurmPending"),
+  /** Its placeholder was chosen for preemption while other members still run on it. */
+  SLURM_PREEMPTING("SlurmPreempting"),
+  /** Its group cannot be placed as it is (members disagree on size, index…). */
+  GROUP_INVALID("GroupInvalid"),
+  /** Its group's controller has not created every member yet. */
+  GROUP_INCOMPLETE("GroupIncomplete"),
+  /** Its group's job no longer fits the group, and members still run on it. */
+  SHAPE_CHANGED("ShapeChanged"),
+  /** Submitting the placeholder failed; retried with backoff. */
+  SUBMIT_FAILED("SubmitFailed");
+
+  private final String reason;
+
+  WaitReason(String reason) {
+    this.reason = reason;
+  }
+
+  /** The condition's {@code reason}. */
+  public String reason() {
+    return reason;
+  }
+}
