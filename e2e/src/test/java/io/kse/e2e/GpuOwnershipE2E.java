@@ -190,6 +190,164 @@ class GpuOwnershipE2E extends Scenario {
     }
   }
 
+  /** A named ResourceClaim of {@code gpus} GPUs in the scenario's namespace. */
+  void namedClaim(String name, int gpus) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaim
+            metadata: {name: %s, namespace: %s}
+            spec:
+              devices:
+                requests:
+                  - name: gpus
+                    exactly: {deviceClassName: gpu.nvidia.com, allocationMode: ExactCount, count: %d}
+            """
+                .formatted(name, ns, gpus))
+        .create();
+  }
+
+  /** A serving pod using the named claims (one container entry each). */
+  Pod podWithNamedClaims(String name, String... claims) {
+    PodBuilder b = servingPod(name);
+    var spec = b.editSpec();
+    var container =
+        spec.addNewContainer().withName("server").withImage("registry.example/model-server:1");
+    var resources = container.withNewResources();
+    for (String c : claims) {
+      resources.addNewClaim().withName(c).endClaim();
+    }
+    resources.endResources().endContainer();
+    for (String c : claims) {
+      spec.addNewResourceClaim().withName(c).withResourceClaimName(c).endResourceClaim();
+    }
+    return create(spec.endSpec());
+  }
+
+  ResourceClaim claim(String name) {
+    return kube.resources(ResourceClaim.class).inNamespace(ns).withName(name).get();
+  }
+
+  /** Issue 26 #4: a pod's claims are written all or nothing. */
+  @Test
+  void aPodWhoseSecondClaimCannotBeAllocatedLeavesItsFirstClaimUntouched() {
+    namedClaim("first", 2);
+    namedClaim("second", 2);
+    // "second" is in use by another pod, allocated to GPUs Slurm will not give ours
+    Pod holder =
+        create(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("holder")
+                .withNamespace(ns)
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName("nobody")
+                .addNewContainer()
+                .withName("c")
+                .withImage("registry.example/x:1")
+                .endContainer()
+                .endSpec());
+    String node = stack.gpuNodes().get(0);
+    kube.resources(ResourceClaim.class)
+        .inNamespace(ns)
+        .withName("second")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            """
+            {"status": {"allocation": {"devices": {"results": [
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-6"},
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-7"}]},
+              "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+               {"key": "metadata.name", "operator": "In", "values": ["%s"]}]}]}},
+             "reservedFor": [{"resource": "pods", "name": "holder", "uid": "%s"}]}}
+            """
+                .formatted(node, node, node, holder.getMetadata().getUid()));
+    podWithNamedClaims("two-claims", "first", "second");
+    await("the bind refused, naming the claim in use")
+        .atMost(BIND_TIMEOUT)
+        .until(() -> eventReasons("two-claims").contains("BindFailed"));
+    assertThat(
+            events("two-claims").stream()
+                .filter(e -> e.getReason().equals("BindFailed"))
+                .map(io.fabric8.kubernetes.api.model.Event::getMessage))
+        .anyMatch(m -> m.contains("ResourceClaim second") && m.contains("in use by [pods/holder]"));
+    ResourceClaim first = claim("first");
+    assertThat(first.getStatus() == null || first.getStatus().getAllocation() == null)
+        .as("the first claim was not allocated for a pod that cannot run")
+        .isTrue();
+    assertThat(
+            first.getStatus() == null
+                || first.getStatus().getReservedFor() == null
+                || first.getStatus().getReservedFor().isEmpty())
+        .as("nor reserved for it")
+        .isTrue();
+    assertThat(pod("two-claims").getSpec().getNodeName()).isNull();
+  }
+
+  /**
+   * Issue 26 #5: a named claim is left as Kubernetes' own allocator leaves it — with the
+   * delete-protection finalizer, so the resource-claim controller deallocates it once its pod is
+   * gone — and a claim allocated to GPUs Slurm no longer gives is corrected for the next pod.
+   */
+  @Test
+  void aNamedClaimIsDeallocatedWhenItsPodGoesAndReusedWithSlurmsNewGpus() {
+    namedClaim("shared", 4);
+    Pod first = podWithNamedClaims("first", "shared");
+    Pod bound = awaitBound("first");
+    ResourceClaim allocated = claim("shared");
+    assertThat(allocated.getMetadata().getFinalizers())
+        .contains("resource.kubernetes.io/delete-protection");
+    SlurmJob placeholder = placeholderOf(bound);
+    kube.pods().inNamespace(ns).withName("first").withGracePeriod(0).delete();
+    await("the resource-claim controller deallocated the claim")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              ResourceClaim c = claim("shared");
+              return c.getStatus() == null || c.getStatus().getAllocation() == null;
+            });
+    await("the placeholder of the gone pod ended")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> slurm.job(placeholder.id()).map(j -> j.state().isFinal()).orElse(true));
+    // a claim allocated by an extender before this one (no finalizer) to GPUs nobody holds now
+    String stale = stack.gpuNodes().get(stack.gpuNodes().size() - 1);
+    kube.resources(ResourceClaim.class)
+        .inNamespace(ns)
+        .withName("shared")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            """
+            {"status": {"allocation": {"devices": {"results": [
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-4"},
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-5"},
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-6"},
+               {"request": "gpus", "driver": "gpu.nvidia.com", "pool": "%s", "device": "gpu-7"}]},
+              "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+               {"key": "metadata.name", "operator": "In", "values": ["%s"]}]}]}}}}
+            """
+                .formatted(stale, stale, stale, stale, stale));
+    podWithNamedClaims("second", "shared");
+    Pod again = awaitBound("second");
+    String node = again.getSpec().getNodeName();
+    List<Integer> slurmGave = indices(placeholderOf(again).id(), node);
+    List<String> devices =
+        claim("shared").getStatus().getAllocation().getDevices().getResults().stream()
+            .peek(r -> assertThat(r.getPool()).isEqualTo(node))
+            .map(DeviceRequestAllocationResult::getDevice)
+            .sorted()
+            .toList();
+    assertThat(devices)
+        .as("the claim holds the GPUs Slurm gave the new pod's placeholder")
+        .isEqualTo(slurmGave.stream().map(i -> "gpu-" + i).sorted().toList());
+    System.out.printf(
+        "[e2e] named claim: deallocated after its pod went (first was %s), reused on %s with"
+            + " Slurm's GPUs %s%n",
+        first.getMetadata().getName(), node, slurmGave);
+  }
+
   ResourceClaim claimOf(Pod pod) {
     AtomicReference<ResourceClaim> claim = new AtomicReference<>();
     await("the claim of " + pod.getMetadata().getName() + " allocated")

@@ -370,4 +370,200 @@ class GroupsE2E extends Scenario {
     }
     System.out.println("members bound when the extender was killed: " + boundAtKill + " of 4");
   }
+
+  /** A plain pod of group {@code group} (size {@code size}) indexed by its name, asking GPUs. */
+  PodBuilder byName(String name, String group, int size, int gpus) {
+    return inferencePod(name, gpus)
+        .editMetadata()
+        .addToAnnotations("kse.io/group", group)
+        .addToAnnotations("kse.io/group-size", Integer.toString(size))
+        .endMetadata();
+  }
+
+  /** The pod's kse.io/SlurmAllocated condition reason, or "". */
+  String allocatedReason(String pod) {
+    Pod p = pod(pod);
+    return p == null || p.getStatus().getConditions() == null
+        ? ""
+        : p.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("kse.io/SlurmAllocated"))
+            .map(io.fabric8.kubernetes.api.model.PodCondition::getReason)
+            .findFirst()
+            .orElse("");
+  }
+
+  /**
+   * Issue 26 #1: a member recreated asking more GPUs than its group's job holds per node is never
+   * bound short: it waits, told why, while the other member runs; once none runs the job is
+   * replaced by one of the new shape.
+   */
+  @Test
+  void aMemberRecreatedAskingMoreGpusIsNeverBoundOnFewer() {
+    create(byName("grow-a", "grow", 2, 4));
+    create(byName("grow-b", "grow", 2, 4));
+    awaitAllBound(2);
+    SlurmJob old = groupJobs().get("kse/grow");
+    assertThat(old.gpusPerNode()).isEqualTo(4);
+    kube.pods().inNamespace(ns).withName("grow-b").withGracePeriod(0).delete();
+    await("grow-b gone").atMost(Duration.ofSeconds(20)).until(() -> pod("grow-b") == null);
+    create(byName("grow-b", "grow", 2, 8));
+    await("grow-b told why it waits")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> allocatedReason("grow-b").equals("ShapeChanged"));
+    sleep(Duration.ofSeconds(3));
+    assertThat(pod("grow-b").getSpec().getNodeName()).as("never bound on 4 GPUs").isNull();
+    assertThat(slurm.job(old.id()).map(SlurmJob::state)).contains(JobState.RUNNING);
+    // the other member goes too, as a controller recreating its group would: a job of the new shape
+    kube.pods().inNamespace(ns).withName("grow-a").withGracePeriod(0).delete();
+    await("grow-a gone").atMost(Duration.ofSeconds(20)).until(() -> pod("grow-a") == null);
+    create(byName("grow-a", "grow", 2, 8));
+    List<Pod> pods = awaitAllBound(2);
+    SlurmJob now = groupJobs().get("kse/grow");
+    assertThat(now.id()).isNotEqualTo(old.id());
+    assertThat(now.gpusPerNode()).isEqualTo(8);
+    assertThat(slurm.job(old.id()).map(j -> j.state().isFinal())).contains(true);
+    for (Pod p : pods) {
+      assertThat(now.nodes()).contains(p.getSpec().getNodeName());
+      assertThat(p.getMetadata().getAnnotations())
+          .containsEntry("kse.io/slurm-job", Long.toString(now.id()));
+    }
+    assertThat(eventReasons("grow-b"))
+        .as("the waiting member is told its group's job was replaced")
+        .contains("PlacementShapeChanged");
+  }
+
+  /**
+   * Issue 26 #2: members indexed by name keep the node they were sent to when one of them is
+   * deleted before any is bound, and the recreated member gets the free node: each bound where its
+   * annotation says.
+   */
+  @Test
+  void membersIndexedByNameKeepTheirNodesWhenOneIsDeletedBeforeAnyBind() {
+    for (String n : List.of("quad-a", "quad-b", "quad-c", "quad-d")) {
+      // a second gate of the test's own keeps them from binding once the extender has woken them
+      create(
+          byName(n, "quad", 4, 8)
+              .editSpec()
+              .addNewSchedulingGate("e2e.kse.io/hold")
+              .endSpec());
+    }
+    await("every member woken: sent to its node")
+        .atMost(BIND_TIMEOUT)
+        .until(
+            () ->
+                pods().stream()
+                    .allMatch(
+                        p ->
+                            p.getMetadata().getAnnotations() != null
+                                && p.getMetadata().getAnnotations().containsKey("kse.io/slurm-node")));
+    Map<String, String> sentTo =
+        pods().stream()
+            .collect(
+                Collectors.toMap(
+                    p -> p.getMetadata().getName(),
+                    p -> p.getMetadata().getAnnotations().get("kse.io/slurm-node")));
+    SlurmJob job = groupJobs().get("kse/quad");
+    kube.pods().inNamespace(ns).withName("quad-b").withGracePeriod(0).delete();
+    await("quad-b gone").atMost(Duration.ofSeconds(20)).until(() -> pod("quad-b") == null);
+    for (String n : List.of("quad-a", "quad-c", "quad-d")) {
+      release(n);
+    }
+    create(byName("quad-b", "quad", 4, 8));
+    List<Pod> pods = awaitAllBound(4);
+    for (Pod p : pods) {
+      String name = p.getMetadata().getName();
+      assertThat(p.getSpec().getNodeName())
+          .as(name + " bound where its annotation says")
+          .isEqualTo(p.getMetadata().getAnnotations().get("kse.io/slurm-node"));
+      if (!name.equals("quad-b")) {
+        assertThat(p.getSpec().getNodeName()).as(name + " kept its node").isEqualTo(sentTo.get(name));
+      }
+    }
+    assertThat(pod("quad-b").getSpec().getNodeName()).isEqualTo(sentTo.get("quad-b"));
+    assertThat(groupJobs().get("kse/quad").id()).as("no new job").isEqualTo(job.id());
+  }
+
+  /** Lifts the test's own scheduling gate. */
+  void release(String pod) {
+    kube.pods()
+        .inNamespace(ns)
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getSpec()
+                  .getSchedulingGates()
+                  .removeIf(g -> g.getName().equals("e2e.kse.io/hold"));
+              return p;
+            });
+  }
+
+  /**
+   * Issue 26 #3: a group made invalid while its job pends has the job cancelled (it would run for
+   * nobody); made consistent again at a new size, it gets a job of that size.
+   */
+  @Test
+  void aGroupMadeInvalidWhileItsJobPendsNeverHoldsNodesForNobody() {
+    assumeTrue(stack.managed(), "fills nodes with sbatch jobs: needs the local Slurm CLI");
+    List<String> gpu = stack.gpuNodes();
+    List<Long> fillers = new ArrayList<>();
+    for (String node : gpu.subList(0, gpu.size() - 2)) {
+      fillers.add(sbatch("inference", node));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                fillers.stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    for (String n : List.of("shape-a", "shape-b", "shape-c")) {
+      create(byName(n, "shape", 3, 8));
+    }
+    await("the group's job pends (2 nodes free for 3)")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> groupJobs().containsKey("kse/shape"));
+    SlurmJob pending = groupJobs().get("kse/shape");
+    assertThat(pending.state()).isEqualTo(JobState.PENDING);
+    kube.pods()
+        .inNamespace(ns)
+        .withName("shape-b")
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put("kse.io/group-size", "2");
+              return p;
+            });
+    await("the job of the old shape cancelled")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> slurm.job(pending.id()).map(j -> j.state().isFinal()).orElse(true));
+    await("members told the group is invalid")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> allocatedReason("shape-a").equals("GroupInvalid"));
+    // made consistent again at size 2: the third member goes
+    kube.pods().inNamespace(ns).withName("shape-c").withGracePeriod(0).delete();
+    kube.pods()
+        .inNamespace(ns)
+        .withName("shape-a")
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put("kse.io/group-size", "2");
+              return p;
+            });
+    List<Pod> pods = awaitAllBound(2);
+    SlurmJob now = groupJobs().get("kse/shape");
+    assertThat(now.nodes()).hasSize(2);
+    SlurmJob old = slurm.job(pending.id()).orElseThrow();
+    assertThat(old.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(old.nodes()).as("the old job never held a node").isEmpty();
+    for (Pod p : pods) {
+      assertThat(now.nodes()).contains(p.getSpec().getNodeName());
+    }
+  }
+
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
 }

@@ -97,6 +97,53 @@ class OutageE2E extends Scenario {
         .untilAsserted(() -> assertThat(slurmNode(node).isDraining()).isFalse());
   }
 
+  /**
+   * Issue 26 #6: a Slurm node that fails under a bound pod (its slurmd stops answering, Slurm sets
+   * it DOWN): the pod is evicted, and the Kubernetes node is tainted for as long as Slurm has the
+   * node down or not responding; the taint goes when Slurm has it back.
+   */
+  @Test
+  void aSlurmNodeDownUnderABoundPodEvictsItAndTaintsTheNodeUntilItIsBack() throws Exception {
+    Pod p = awaitBound(create(inferencePod("on-failing", 8)).getMetadata().getName());
+    String node = p.getSpec().getNodeName();
+    String slurmd = "slurmd.* -N " + node + "( |$)";
+    try {
+      signal("-STOP", slurmd); // the node's daemon stops answering, as a crashed node's would
+      cluster.cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
+      await("the pod evicted")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                Pod now = pod("on-failing");
+                return now == null || now.getMetadata().getDeletionTimestamp() != null;
+              });
+      await(node + " tainted while Slurm has it down")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> ourTaint(node).filter(v -> v.startsWith("down")).isPresent());
+    } finally {
+      signal("-CONT", slurmd);
+      cluster.cli("scontrol", "update", "nodename=" + node, "state=resume");
+    }
+    await(node + " untainted once Slurm has it back")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> ourTaint(node).isEmpty());
+  }
+
+  private java.util.Optional<String> ourTaint(String node) {
+    var taints = kube.nodes().withName(node).get().getSpec().getTaints();
+    return taints == null
+        ? java.util.Optional.empty()
+        : taints.stream()
+            .filter(t -> t.getKey().equals("kse.io/slurm-unavailable"))
+            .map(io.fabric8.kubernetes.api.model.Taint::getValue)
+            .findFirst();
+  }
+
+  private static void signal(String sig, String pattern) throws Exception {
+    Process p = new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start();
+    assertThat(p.waitFor()).as("pkill " + sig + " -f '" + pattern + "' found the daemon").isZero();
+  }
+
   private SlurmNode slurmNode(String name) {
     return slurm.nodes().stream()
         .filter(n -> n.name().equals(name))

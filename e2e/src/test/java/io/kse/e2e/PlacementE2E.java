@@ -212,7 +212,8 @@ class PlacementE2E extends Scenario {
             "patch nodes",
             "create events",
             "create tokenreviews",
-            "create subjectaccessreviews")) {
+            "create subjectaccessreviews",
+            "patch resourceclaims")) {
       assertThat(canI(kubectl, as, allowed)).as(allowed).isTrue();
     }
     for (String denied :

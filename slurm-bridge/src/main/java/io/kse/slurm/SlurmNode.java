@@ -36,8 +36,25 @@ public record SlurmNode(
     return flags.contains("DRAIN");
   }
 
-  /** Down, failed or draining: not a place for new work. */
+  /** slurmctld's pings of its slurmd go unanswered (sinfo's {@code *}): Slurm places nothing. */
+  public boolean isNotResponding() {
+    return flags.contains("NOT_RESPONDING");
+  }
+
+  /** Down, failed, draining or not responding: not a place for new work. */
   public boolean isUnavailable() {
-    return isDraining() || state.equals("down") || state.equals("fail") || flags.contains("FAIL");
+    return isDraining()
+        || isNotResponding()
+        || state.equals("down")
+        || state.equals("fail")
+        || flags.contains("FAIL");
+  }
+
+  /**
+   * How the node's unavailability reads as a taint value: its state, and {@code -drain} / {@code
+   * -notresponding} when those flags are set (e.g. {@code idle-notresponding}, {@code down}).
+   */
+  public String unavailableAs() {
+    return state + (isDraining() ? "-drain" : "") + (isNotResponding() ? "-notresponding" : "");
   }
 }

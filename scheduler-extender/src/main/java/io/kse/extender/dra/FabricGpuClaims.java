@@ -17,6 +17,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +33,10 @@ import java.util.stream.Collectors;
  * allocation to us (manifests/base/scheduler-config.yaml disables DynamicResources).
  */
 public final class FabricGpuClaims implements GpuClaims {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(FabricGpuClaims.class);
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
   private final KubernetesClient client;
   private final Set<String> gpuClasses;
   private final String driver;
@@ -57,6 +63,13 @@ public final class FabricGpuClaims implements GpuClaims {
     return GpuAllocationPlan.gpusAsked(templateRequests(pod), gpuClasses);
   }
 
+  /**
+   * Kubernetes' own allocator puts this finalizer on a claim before allocating it; the
+   * resource-claim controller then deallocates the claim once no pod uses it any more (and removes
+   * the finalizer). Without it, a named claim stays allocated to GPUs Slurm has since given away.
+   */
+  static final String DELETE_PROTECTION = "resource.kubernetes.io/delete-protection";
+
   @Override
   public String allocate(Pod pod, String node, List<Integer> indices) {
     String ns = pod.getMetadata().getNamespace();
@@ -65,6 +78,9 @@ public final class FabricGpuClaims implements GpuClaims {
     claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
     List<GpuAllocationPlan.Assignment> plan =
         GpuAllocationPlan.assign(requests, gpuClasses, indices, published(node), node);
+    // every claim's new state is decided before any is written: one that cannot be allocated
+    // leaves the others as they were
+    List<ClaimWrite> writes = new ArrayList<>();
     List<String> said = new ArrayList<>();
     for (ResourceClaim claim : claims.values()) {
       String name = claim.getMetadata().getName();
@@ -80,7 +96,7 @@ public final class FabricGpuClaims implements GpuClaims {
                           .withDevice(a.device().name())
                           .build())
               .toList();
-      write(ns, claim, results, pod, node);
+      writes.add(ClaimWrite.of(claim, results, pod, node));
       said.add(
           name
               + "="
@@ -89,72 +105,192 @@ public final class FabricGpuClaims implements GpuClaims {
                   .map(a -> a.device().name() + "(index " + a.device().index() + ")")
                   .collect(Collectors.joining(",")));
     }
+    List<ClaimWrite> written = new ArrayList<>();
+    try {
+      for (ClaimWrite w : writes) {
+        write(ns, w);
+        written.add(w);
+      }
+    } catch (ClaimProblem e) {
+      for (int i = written.size() - 1; i >= 0; i--) {
+        undo(ns, written.get(i), pod);
+      }
+      throw e;
+    }
     return String.join(" ", said);
   }
 
-  /** Sets allocation and reservation; a claim allocated to these very devices is only reserved. */
-  private void write(
-      String ns,
-      ResourceClaim claim,
-      List<DeviceRequestAllocationResult> results,
-      Pod pod,
-      String node) {
-    ResourceClaimStatus status =
-        claim.getStatus() == null ? new ResourceClaimStatus() : claim.getStatus();
-    if (status.getAllocation() != null) {
-      List<String> have = keys(status.getAllocation().getDevices().getResults());
-      if (!have.equals(keys(results))) {
-        throw new ClaimProblem(
-            "ResourceClaim "
-                + claim.getMetadata().getName()
-                + " is already allocated to "
-                + have
-                + ", not to the GPUs Slurm gave this pod "
-                + keys(results));
+  /**
+   * What one claim must become: allocated to {@code results} on the node (kept if already so),
+   * reserved for the pod, and carrying {@link #DELETE_PROTECTION}.
+   *
+   * @param allocating whether this write sets (or corrects) the allocation, not only reserves
+   * @param correcting whether it replaces an allocation no pod uses any more (the API server keeps
+   *     an allocation immutable: it is cleared first, then set)
+   */
+  record ClaimWrite(
+      ResourceClaim claim, ResourceClaimStatus status, boolean allocating, boolean correcting) {
+    /** Decides the claim's new status, or says why it cannot be allocated for this pod. */
+    static ClaimWrite of(
+        ResourceClaim claim, List<DeviceRequestAllocationResult> results, Pod pod, String node) {
+      String uid = pod.getMetadata().getUid();
+      ResourceClaimStatus old =
+          claim.getStatus() == null ? new ResourceClaimStatus() : claim.getStatus();
+      List<ResourceClaimConsumerReference> reserved =
+          old.getReservedFor() == null ? new ArrayList<>() : new ArrayList<>(old.getReservedFor());
+      List<String> others =
+          reserved.stream()
+              .filter(r -> !uid.equals(r.getUid()))
+              .map(r -> r.getResource() + "/" + r.getName())
+              .toList();
+      boolean allocating = old.getAllocation() == null;
+      boolean correcting = false;
+      if (!allocating) {
+        List<String> have = keys(old.getAllocation().getDevices().getResults());
+        if (!have.equals(keys(results))) {
+          if (!others.isEmpty()) {
+            throw new ClaimProblem(
+                "ResourceClaim "
+                    + claim.getMetadata().getName()
+                    + " is allocated to "
+                    + have
+                    + " and in use by "
+                    + others
+                    + ", not to the GPUs Slurm gave this pod "
+                    + keys(results));
+          }
+          // allocated for a consumer that is gone (by an extender before this one, which did
+          // not mark its claims for deallocation): Slurm's GPUs are the truth, correct it
+          allocating = true;
+          correcting = true;
+          reserved.clear();
+        }
       }
-    } else {
-      status.setAllocation(
-          new AllocationResultBuilder()
-              .withNewDevices()
-              .withResults(results)
-              .endDevices()
-              .withNodeSelector(
-                  new NodeSelectorBuilder()
-                      .addNewNodeSelectorTerm()
-                      .addNewMatchField()
-                      .withKey("metadata.name")
-                      .withOperator("In")
-                      .withValues(node)
-                      .endMatchField()
-                      .endNodeSelectorTerm()
-                      .build())
-              .build());
+      ResourceClaimStatus next = new ResourceClaimStatus();
+      next.setDevices(correcting ? null : old.getDevices()); // a driver's status of the old devices
+      next.setAllocation(
+          allocating
+              ? new AllocationResultBuilder()
+                  .withNewDevices()
+                  .withResults(results)
+                  .endDevices()
+                  .withNodeSelector(
+                      new NodeSelectorBuilder()
+                          .addNewNodeSelectorTerm()
+                          .addNewMatchField()
+                          .withKey("metadata.name")
+                          .withOperator("In")
+                          .withValues(node)
+                          .endMatchField()
+                          .endNodeSelectorTerm()
+                          .build())
+                  .build()
+              : old.getAllocation());
+      if (reserved.stream().noneMatch(r -> uid.equals(r.getUid()))) {
+        reserved.add(
+            new ResourceClaimConsumerReferenceBuilder()
+                .withResource("pods")
+                .withName(pod.getMetadata().getName())
+                .withUid(uid)
+                .build());
+      }
+      next.setReservedFor(reserved);
+      return new ClaimWrite(claim, next, allocating, correcting);
     }
-    List<ResourceClaimConsumerReference> reserved =
-        status.getReservedFor() == null
-            ? new ArrayList<>()
-            : new ArrayList<>(status.getReservedFor());
-    String uid = pod.getMetadata().getUid();
-    if (reserved.stream().noneMatch(r -> uid.equals(r.getUid()))) {
-      reserved.add(
-          new ResourceClaimConsumerReferenceBuilder()
-              .withResource("pods")
-              .withName(pod.getMetadata().getName())
-              .withUid(uid)
-              .build());
+
+    boolean protectedFromDeletion() {
+      List<String> f = claim.getMetadata().getFinalizers();
+      return f != null && f.contains(DELETE_PROTECTION);
     }
-    status.setReservedFor(reserved);
-    claim.setStatus(status);
+
+    /** Nothing to write: already allocated to these GPUs, reserved for the pod, protected. */
+    boolean unchanged() {
+      return !allocating
+          && protectedFromDeletion()
+          && claim.getStatus() != null
+          && status.getReservedFor().equals(claim.getStatus().getReservedFor());
+    }
+  }
+
+  /** The finalizer first (so the resource-claim controller will deallocate), then the status. */
+  private void write(String ns, ClaimWrite w) {
+    if (w.unchanged()) {
+      return;
+    }
+    String name = w.claim().getMetadata().getName();
+    ResourceClaim claim = w.claim();
     try {
+      if (!w.protectedFromDeletion()) {
+        List<String> finalizers =
+            claim.getMetadata().getFinalizers() == null
+                ? new ArrayList<>()
+                : new ArrayList<>(claim.getMetadata().getFinalizers());
+        finalizers.add(DELETE_PROTECTION);
+        // a merge patch naming the version read: it fails rather than overwrite a change
+        String patch =
+            JSON.createObjectNode()
+                .set(
+                    "metadata",
+                    JSON.createObjectNode()
+                        .put("resourceVersion", claim.getMetadata().getResourceVersion())
+                        .set("finalizers", JSON.valueToTree(finalizers)))
+                .toString();
+        claim =
+            client
+                .resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      }
+      if (w.correcting()) {
+        claim.setStatus(new ResourceClaimStatus()); // deallocated, as the claim controller does
+        claim =
+            client.resources(ResourceClaim.class).inNamespace(ns).resource(claim).updateStatus();
+        LOG.info(
+            "claim_corrected claim={}/{} reason=\"allocated to GPUs no pod uses, not Slurm's\"",
+            ns,
+            name);
+      }
+      claim.setStatus(w.status());
       client.resources(ResourceClaim.class).inNamespace(ns).resource(claim).updateStatus();
     } catch (KubernetesClientException e) {
       throw new ClaimProblem(
           "writing the allocation of ResourceClaim "
-              + claim.getMetadata().getName()
+              + name
               + " failed: "
               + e.getCode()
               + " "
-              + e.getStatus().getMessage());
+              + (e.getStatus() == null ? e.getMessage() : e.getStatus().getMessage()));
+    }
+  }
+
+  /** Takes back what {@link #write} did for the pod, as far as the claim still shows it. */
+  private void undo(String ns, ClaimWrite w, Pod pod) {
+    String name = w.claim().getMetadata().getName();
+    try {
+      ResourceClaim now = claim(ns, name);
+      ResourceClaimStatus status = now.getStatus();
+      if (status == null) {
+        return;
+      }
+      List<ResourceClaimConsumerReference> reserved =
+          status.getReservedFor() == null
+              ? new ArrayList<>()
+              : new ArrayList<>(status.getReservedFor());
+      reserved.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()));
+      status.setReservedFor(reserved);
+      if (w.allocating() && reserved.isEmpty()) {
+        status.setAllocation(null);
+      }
+      client.resources(ResourceClaim.class).inNamespace(ns).resource(now).updateStatus();
+    } catch (KubernetesClientException | ClaimProblem e) {
+      // the resource-claim controller deallocates it once the pod is gone (finalizer set first)
+      LOG.warn(
+          "claim_rollback_failed claim={}/{} pod={} error={}",
+          ns,
+          name,
+          pod.getMetadata().getName(),
+          e.getMessage());
     }
   }
 

@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a cordoned Kubernetes node drains its Slurm node, with the reason {@value #DRAIN_REASON};
  *       uncordoning resumes it, but only a drain with that reason (an SRE's own drain stays);
- *   <li>a Slurm node that is drained, down or failed for any other reason gets the NoSchedule taint
- *       {@value #TAINT_KEY}; it goes when Slurm has the node back. Other taints are never touched.
+ *   <li>a Slurm node that is drained, down, failed or not responding for any other reason gets the
+ *       NoSchedule taint {@value #TAINT_KEY} (value: its state, e.g. {@code down}, {@code
+ *       mixed-drain}, {@code idle-notresponding}); it goes when Slurm has the node back. Other
+ *       taints are never touched.
  * </ul>
  *
  * Our own drain never taints and our taint never drains, so the two rules cannot feed each other.
@@ -89,7 +91,7 @@ public final class NodeSync {
       }
     }
     boolean unavailable = s.get().isUnavailable() && !ourDrain;
-    String value = s.get().state() + (s.get().isDraining() ? "-drain" : "");
+    String value = s.get().unavailableAs();
     if (unavailable && !k.get().ourTaint().equals(Optional.of(value))) {
       boolean done = kube.taint(kubeNode, value);
       LOG.info(

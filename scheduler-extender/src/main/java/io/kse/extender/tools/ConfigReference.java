@@ -90,8 +90,9 @@ public final class ConfigReference {
     row(
         b,
         io.kse.extender.k8s.NodeSync.TAINT_KEY,
-        "NoSchedule taint on a Kubernetes node whose Slurm node is drained/down for a reason not"
-            + " ours; value = Slurm state");
+        "NoSchedule taint on a Kubernetes node whose Slurm node is drained, down, failed or not"
+            + " responding for a reason not ours; value = Slurm state (e.g. down, mixed-drain,"
+            + " idle-notresponding)");
     row(
         b,
         io.kse.extender.k8s.NodeSync.DRAIN_REASON,

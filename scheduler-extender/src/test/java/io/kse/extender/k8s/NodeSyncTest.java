@@ -106,6 +106,30 @@ class NodeSyncTest {
     assertThat(nodes.get("gpu-node-1").ourTaint()).contains("idle-drain");
   }
 
+  /** Issue 26 #6: down, failed or not responding is unavailable as much as drained. */
+  @Test
+  void aNodeDownOrNotRespondingIsTaintedWhileSlurmSaysSoAndUntaintedWhenItIsBack() {
+    kubeNode("gpu-node-1", false);
+    slurm.client.setNodeState("gpu-node-1", "idle", java.util.Set.of("NOT_RESPONDING"));
+    round();
+    assertThat(nodes.get("gpu-node-1").ourTaint()).contains("idle-notresponding");
+    slurm.client.setNodeState("gpu-node-1", "down", java.util.Set.of("NOT_RESPONDING"));
+    round();
+    assertThat(nodes.get("gpu-node-1").ourTaint()).contains("down-notresponding");
+    slurm.client.setNodeState("gpu-node-1", "down", java.util.Set.of());
+    round();
+    assertThat(nodes.get("gpu-node-1").ourTaint()).contains("down");
+    slurm.client.setNodeState("gpu-node-1", "idle", java.util.Set.of());
+    round();
+    assertThat(nodes.get("gpu-node-1").ourTaint()).isEmpty();
+    assertThat(log)
+        .containsExactly(
+            "taint gpu-node-1=idle-notresponding",
+            "taint gpu-node-1=down-notresponding",
+            "taint gpu-node-1=down",
+            "untaint gpu-node-1");
+  }
+
   @Test
   void aCordonOfADrainedNodeDoesNotTakeOverTheSresDrain() {
     kubeNode("gpu-node-1", true);

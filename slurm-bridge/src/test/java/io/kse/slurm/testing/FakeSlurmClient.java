@@ -365,6 +365,12 @@ public final class FakeSlurmClient implements SlurmClient {
     nodes.put(node, node(node, "idle", Set.of(), ""));
   }
 
+  /** The node as slurmctld sees it now, e.g. {@code down}, or {@code idle} + NOT_RESPONDING. */
+  public synchronized void setNodeState(String node, String state, Set<String> flags) {
+    SlurmNode n = nodes.get(node);
+    nodes.put(node, node(node, state, flags, n.reason()));
+  }
+
   @Override
   public synchronized void ping() {
     check();
