@@ -8,7 +8,6 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.Placement;
-import io.kse.extender.lifecycle.PlacementReconciler;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
 import io.kse.slurm.SlurmJob;
@@ -57,7 +56,7 @@ final class ExplainService {
     ObjectNode out = JSON.createObjectNode();
     out.put("pod", ref.namespace() + "/" + ref.name()).put("uid", uid);
     out.put("nodeName", Optional.ofNullable(pod.get().getSpec().getNodeName()).orElse(""));
-    Placement placement = placementOf.apply(PlacementReconciler.ref(pod.get()));
+    Placement placement = placementOf.apply(PodRef.of(pod.get()));
     Optional<SlurmJob> job = cache.jobFor(placement.key());
     Decision d = decide(pod.get());
     out.put("tier", d.tier());

@@ -137,28 +137,25 @@ public final class ExtenderService implements AutoCloseable {
         new io.kse.extender.dra.FabricGpuClaims(
             kube, cfg.dra().gpuDeviceClasses(), cfg.dra().driver(), cfg.dra().indexAttribute());
     this.reconciler =
-        new PlacementReconciler(
-            slurm,
-            cache,
-            policy::placement,
-            ledger,
-            registry,
-            pods,
-            actions,
-            nodeNames,
-            Optional.of(kubeNodes),
-            clock,
-            passes,
-            workers,
-            () -> isWriter.getAsBoolean() && synced.getAsBoolean(),
-            cfg.placeholderWorkDir(),
-            cfg.placeholderShape(),
-            cfg.pdbOverride(),
-            podGroups,
-            cfg.groupIncompleteWait(),
-            cluster,
-            gpuClaims,
-            metrics);
+        PlacementReconciler.wire(
+            new PlacementReconciler.Views(
+                cache,
+                pods,
+                podGroups,
+                nodeNames,
+                Optional.of(kubeNodes),
+                registry,
+                cluster,
+                () -> isWriter.getAsBoolean() && synced.getAsBoolean()),
+            new PlacementReconciler.Calls(
+                slurm, actions, gpuClaims, passes, workers, metrics, clock),
+            new PlacementReconciler.Settings(
+                policy::placement,
+                ledger,
+                cfg.placeholderWorkDir(),
+                cfg.placeholderShape(),
+                cfg.pdbOverride(),
+                cfg.groupIncompleteWait()));
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
             ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())

@@ -7,6 +7,12 @@ public record PodRef(String namespace, String name, String uid) {
     return new PodRef(tag.namespace(), tag.name(), tag.uid());
   }
 
+  /** The pod as the informer holds it. */
+  public static PodRef of(io.fabric8.kubernetes.api.model.Pod pod) {
+    return new PodRef(
+        pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid());
+  }
+
   @Override
   public String toString() {
     return namespace + "/" + name;

@@ -91,7 +91,7 @@ public record GroupMembership(
           spec.map(
                   s ->
                       new GroupMembership(
-                          "podgroup/" + name,
+                          GroupKind.POD_GROUP.id(name),
                           "PodGroup " + name,
                           s.minCount(),
                           BY_NAME,
@@ -109,7 +109,7 @@ public record GroupMembership(
               .orElseGet(
                   () ->
                       invalid(
-                          "podgroup/" + name,
+                          GroupKind.POD_GROUP.id(name),
                           "PodGroup " + name,
                           "its PodGroup "
                               + name
@@ -118,11 +118,14 @@ public record GroupMembership(
     String lws = labels.get(LWS_NAME);
     if (lws != null) {
       String group = labels.get(LWS_GROUP_INDEX);
-      String id = "lws/" + lws + "/" + group;
+      String id = GroupKind.LEADER_WORKER_SET.id(lws + "/" + group);
       String source = "LeaderWorkerSet " + lws + " group " + group;
       if (group == null) {
         return Optional.of(
-            invalid("lws/" + lws, source, "label " + LWS_GROUP_INDEX + " is missing"));
+            invalid(
+                GroupKind.LEADER_WORKER_SET.id(lws),
+                source,
+                "label " + LWS_GROUP_INDEX + " is missing"));
       }
       // LWS's pod webhook labels the leader's worker-index 0 as well
       return Optional.of(
@@ -138,13 +141,14 @@ public record GroupMembership(
     }
     String kse = annotations.getOrDefault(GROUP, labels.get(GROUP));
     if (kse != null) {
-      String id = "kse/" + kse;
+      String id = GroupKind.KSE.id(kse);
       String source = GROUP + "=" + kse;
       if (!kse.matches("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?")) {
         // no group can be formed: the pod is refused on its own
         return Optional.of(
             invalid(
-                "kse/invalid/" + pod.getMetadata().getUid().toLowerCase(java.util.Locale.ROOT),
+                GroupKind.KSE.id(
+                    "invalid/" + pod.getMetadata().getUid().toLowerCase(java.util.Locale.ROOT)),
                 source,
                 GROUP + " must be a DNS label (a-z 0-9 -, up to 63)"));
       }

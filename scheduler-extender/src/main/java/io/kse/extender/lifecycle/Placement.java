@@ -142,6 +142,29 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
         g.exclusiveTopology() ? domainsTaken.apply(key) : java.util.Set.of());
   }
 
+  /** The UIDs of its members, as a stable signature of who they are. */
+  public String uids() {
+    return members.stream()
+        .map(s -> s.ref().uid())
+        .sorted()
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  /**
+   * The members that exist and still need the job, in index order (the leader first), from the pods
+   * the informer holds now ({@code pods} by UID): what a placement is decided on.
+   */
+  public List<Pod> needing(Map<String, Optional<Pod>> pods) {
+    return members.stream()
+        .sorted(Comparator.comparingInt(Slot::index))
+        .map(
+            m ->
+                pods.getOrDefault(m.ref().uid(), Optional.empty())
+                    .filter(p -> PlacementFacts.PodStanding.of(Optional.of(p)).needsJob()))
+        .flatMap(Optional::stream)
+        .toList();
+  }
+
   /** Whether the pod is one of the members. */
   public boolean has(PodRef pod) {
     return members.stream().anyMatch(s -> s.ref().equals(pod));
@@ -210,7 +233,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
     for (int i = 0; i < sorted.size(); i++) {
       Pod p = sorted.get(i);
       int index = byName ? seats[i] : ms.get(i).index();
-      slots.add(new Slot(PlacementReconciler.ref(p), index, view.gpus(p)));
+      slots.add(new Slot(PodRef.of(p), index, view.gpus(p)));
       PlacementFacts.PodStanding standing = PlacementFacts.PodStanding.of(Optional.of(p));
       if (standing == PlacementFacts.PodStanding.PENDING
           || standing == PlacementFacts.PodStanding.BOUND) {

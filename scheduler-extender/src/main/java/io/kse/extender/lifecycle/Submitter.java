@@ -74,7 +74,7 @@ final class Submitter {
    * nothing was submitted.
    */
   long submit(Placement placement, List<Pod> pods) {
-    List<PodRef> refs = pods.stream().map(PlacementReconciler::ref).toList();
+    List<PodRef> refs = pods.stream().map(PodRef::of).toList();
     List<PodFacts> facts = new ArrayList<>();
     for (Pod pod : pods) {
       try {
@@ -187,9 +187,7 @@ final class Submitter {
   }
 
   private void reject(Placement placement, List<PodRef> refs, String reason) {
-    registry.put(
-        placement.key(),
-        new PlaceholderState.Rejected(reason, PlacementReconciler.uids(placement)));
+    registry.put(placement.key(), new PlaceholderState.Rejected(reason, placement.uids()));
     LOG.info(
         "placeholder_rejected pod={} uid={} reason=\"{}\"",
         placement.name(),

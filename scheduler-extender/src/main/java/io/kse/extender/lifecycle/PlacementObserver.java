@@ -1,0 +1,268 @@
+package io.kse.extender.lifecycle;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.KubeNodes;
+import io.kse.extender.k8s.NodeNames;
+import io.kse.extender.k8s.PodRef;
+import io.kse.extender.k8s.WellKnown;
+import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
+import io.kse.policy.PlacementPolicy;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.SlurmStateCache;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * Gathers what is true now for a placement — its pods as the informer has them, its job as the
+ * Slurm cache has it, its nodes, what the extender has in flight — into {@link PlacementFacts}.
+ * Facts only: it changes nothing, and what users are told is the rules' to say.
+ */
+final class PlacementObserver {
+  /** A job Slurm accepted but the cache never showed: stop waiting for it after this. */
+  static final Duration SUBMIT_VISIBLE_WITHIN = Duration.ofSeconds(60);
+
+  /** How long past its deletion deadline a bound pod may stay Terminating before users are told. */
+  static final Duration STUCK_TERMINATING = Duration.ofSeconds(60);
+
+  private final SlurmStateCache cache;
+  private final PlaceholderRegistry registry;
+  private final NodeNames nodeNames;
+  private final Optional<KubeNodes> kubeNodes;
+  private final Clock clock;
+  private final Supplier<PlacementPolicy> policy;
+  private final Duration groupIncompleteWait;
+  private final PodFactsReader podFacts;
+  private final WakeMemo woken;
+
+  /**
+   * @param groupIncompleteWait how long a group may lack members before its pods are told so
+   */
+  PlacementObserver(
+      SlurmStateCache cache,
+      PlaceholderRegistry registry,
+      NodeNames nodeNames,
+      Optional<KubeNodes> kubeNodes,
+      Clock clock,
+      Supplier<PlacementPolicy> policy,
+      Duration groupIncompleteWait,
+      PodFactsReader podFacts,
+      WakeMemo woken) {
+    this.cache = cache;
+    this.registry = registry;
+    this.nodeNames = nodeNames;
+    this.kubeNodes = kubeNodes;
+    this.clock = clock;
+    this.policy = policy;
+    this.groupIncompleteWait = groupIncompleteWait;
+    this.podFacts = podFacts;
+    this.woken = woken;
+  }
+
+  /** What is true now for the placement whose pods the informer holds as {@code pods} (by UID). */
+  PlacementFacts facts(Placement placement, Map<String, Optional<Pod>> pods) {
+    Optional<SlurmJob> job = cache.jobFor(placement.key());
+    Optional<PlaceholderState> own = registry.get(placement.key());
+    Optional<Long> notSeen = Optional.empty();
+    boolean retryDue = false;
+    Instant now = clock.instant();
+    if (own.orElse(null) instanceof PlaceholderState.Submitted s
+        && cache.job(s.jobId()).isEmpty()
+        && now.isBefore(s.at().plus(SUBMIT_VISIBLE_WITHIN))) {
+      notSeen = Optional.of(s.jobId());
+    }
+    if (own.orElse(null) instanceof PlaceholderState.SubmitFailed f) {
+      retryDue = !now.isBefore(f.retryAt());
+    }
+    List<PlacementFacts.Member> members = new ArrayList<>();
+    Instant oldest = now;
+    for (Placement.Slot slot : placement.members()) {
+      PodRef m = slot.ref();
+      Optional<Pod> pod = pods.get(m.uid());
+      long wokenFor = woken.jobOf(m.uid());
+      members.add(
+          new PlacementFacts.Member(
+              m,
+              PodStanding.of(pod),
+              pod.map(p -> p.getSpec().getNodeName()).orElse(""),
+              slot.index(),
+              job.map(j -> j.id() == wokenFor).orElse(false),
+              pod.flatMap(PlacementObserver::deletionDeadline)
+                  .map(d -> now.isAfter(d.plus(STUCK_TERMINATING)))
+                  .orElse(false),
+              slot.gpus()));
+      Optional<Instant> created = pod.flatMap(PlacementObserver::created);
+      if (created.isPresent() && created.get().isBefore(oldest)) {
+        oldest = created.get();
+      }
+    }
+    return new PlacementFacts(
+        members,
+        placement.size(),
+        placement.group(),
+        !now.isBefore(oldest.plus(groupIncompleteWait)),
+        job,
+        own,
+        notSeen,
+        unusableNode(placement, pods, job),
+        retryDue);
+  }
+
+  /** Why a node Slurm allocated cannot take its member now, if one cannot. */
+  private Optional<String> unusableNode(
+      Placement placement, Map<String, Optional<Pod>> pods, Optional<SlurmJob> job) {
+    // only a member still to be bound can be sent elsewhere: skip the node lookups otherwise
+    boolean pending =
+        pods.values().stream().anyMatch(p -> PodStanding.of(p) == PodStanding.PENDING);
+    if (!pending || !job.map(SlurmJob::isAllocated).orElse(false)) {
+      return Optional.empty();
+    }
+    Optional<String> unusable =
+        job.get().nodes().stream()
+            .map(n -> unusable(nodeNames.kubernetes(n)))
+            .flatMap(Optional::stream)
+            .findFirst();
+    if (unusable.isEmpty()
+        && placement.group().map(Placement.Group::exclusiveTopology).orElse(false)) {
+      unusable = sharedDomain(placement.key(), job.get());
+    }
+    return unusable;
+  }
+
+  /**
+   * What is known of a group's members beyond their metadata: the seat each holds in the group's
+   * current job (the node it is bound to, or was sent to — by its annotations, or by a wake-up the
+   * informer has not shown yet), and the GPUs each asks.
+   */
+  Placement.MemberView members(String key) {
+    Optional<SlurmJob> job = cache.jobFor(key).filter(SlurmJob::isAllocated);
+    return new Placement.MemberView() {
+      @Override
+      public OptionalInt seat(Pod pod) {
+        return job.isEmpty() ? OptionalInt.empty() : seatIn(job.get(), pod);
+      }
+
+      @Override
+      public long gpus(Pod pod) {
+        return podFacts.gpus(pod);
+      }
+    };
+  }
+
+  private OptionalInt seatIn(SlurmJob job, Pod pod) {
+    String node = pod.getSpec().getNodeName();
+    if (node == null || node.isEmpty()) {
+      Map<String, String> a = pod.getMetadata().getAnnotations();
+      Optional<WakeMemo.Woken> w = woken.of(pod.getMetadata().getUid());
+      if (a != null && Long.toString(job.id()).equals(a.get(WellKnown.JOB_ANNOTATION))) {
+        node = a.get(WellKnown.NODE_ANNOTATION);
+      } else if (w.isPresent() && w.get().jobId() == job.id()) {
+        node = w.get().node();
+      }
+    }
+    if (node == null || node.isEmpty()) {
+      return OptionalInt.empty();
+    }
+    List<String> nodes = job.nodes();
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodeNames.kubernetes(nodes.get(i)).equals(node)) {
+        return OptionalInt.of(i);
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  /**
+   * The Slurm node features of the nodes that other LeaderWorkerSet groups' live jobs hold: with
+   * exclusive-topology, LWS keeps leaders of different groups out of each other's domain, so a
+   * group's job must be placed in a domain none of them holds.
+   */
+  Set<String> domainsTakenBesides(String key) {
+    return domainsTaken(key, Long.MAX_VALUE);
+  }
+
+  /** As {@link #domainsTakenBesides}, counting only jobs submitted before {@code beforeJob}. */
+  private Set<String> domainsTaken(String key, long beforeJob) {
+    Set<String> taken = new TreeSet<>();
+    List<String> domains = policy.get().policy().cluster().nvlinkDomainFeatures();
+    for (SlurmJob j : cache.snapshot().jobs().values()) {
+      Optional<PlaceholderTag> t = cache.ours(j);
+      if (t.isPresent()
+          && j.id() < beforeJob
+          && !j.state().isFinal()
+          && j.state().holdsNodes()
+          && t.get().group().flatMap(GroupKind::of).orElse(null) == GroupKind.LEADER_WORKER_SET
+          && !t.get().key().equals(key)) {
+        for (String n : j.nodes()) {
+          cache
+              .node(n)
+              .ifPresent(
+                  node -> node.features().stream().filter(domains::contains).forEach(taken::add));
+        }
+      }
+    }
+    return taken;
+  }
+
+  /**
+   * Two exclusive groups submitted at once may land in one domain: the later job gives way (so the
+   * two never both step back), and is replaced outside the domains others hold.
+   */
+  private Optional<String> sharedDomain(String key, SlurmJob job) {
+    Set<String> taken = domainsTaken(key, job.id());
+    for (String n : job.nodes()) {
+      Optional<String> shared =
+          cache.node(n).stream()
+              .flatMap(node -> node.features().stream())
+              .filter(taken::contains)
+              .findFirst();
+      if (shared.isPresent()) {
+        return Optional.of(
+            n
+                + " is in "
+                + shared.get()
+                + ", which another exclusive-topology group holds (LeaderWorkerSet keeps their"
+                + " leaders apart)");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Why the pod could not go to {@code node} now: cordoned, or drained in Slurm (our taint). */
+  private Optional<String> unusable(String node) {
+    return kubeNodes
+        .flatMap(k -> k.node(node))
+        .flatMap(
+            n ->
+                n.cordoned()
+                    ? Optional.of(node + " is cordoned")
+                    : n.ourTaint().map(t -> node + " is drained in Slurm (" + t + ")"));
+  }
+
+  static Optional<Instant> created(Pod pod) {
+    try {
+      return Optional.of(Instant.parse(pod.getMetadata().getCreationTimestamp()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** When the pod's grace period ends (its deletion timestamp), if it is being deleted. */
+  private static Optional<Instant> deletionDeadline(Pod p) {
+    String at = p.getMetadata().getDeletionTimestamp();
+    try {
+      return at == null ? Optional.empty() : Optional.of(Instant.parse(at));
+    } catch (java.time.format.DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,417 @@
+package io.kse.extender.lifecycle;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.EventReason;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodRef;
+import io.kse.extender.k8s.PodSource;
+import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmException;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNotFoundException;
+import io.kse.slurm.cache.SlurmStateCache;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the steps the rules decided for one placement: Slurm and API calls on {@code
+ * workers}, never on the pass's thread. It owns the memory that keeps a step from being repeated
+ * while its effect is not visible yet (what each pod was told, which cancels are in flight, which
+ * members were woken) and forgets it as soon as no step is about it any more.
+ */
+final class StepRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
+
+  /** A cancel that did not show in the cache within this is sent again. */
+  static final Duration CANCEL_RETRY = Duration.ofSeconds(10);
+
+  /**
+   * How long a placeholder pends before its pods are told why they wait. Pending a moment is how
+   * every placeholder starts (slurmctld schedules in passes): saying so at once cost each pod of a
+   * burst a condition patch and an Event, and the API server's CPU is what a burst waits for. The
+   * periodic pass says it once this has passed.
+   */
+  static final Duration PENDING_QUIET = Duration.ofSeconds(2);
+
+  private final SlurmClient slurm;
+  private final SlurmStateCache cache;
+  private final PlaceholderRegistry registry;
+  private final PodSource pods;
+  private final PodActions actions;
+  private final Clock clock;
+  private final Executor workers;
+  private final Submitter submitter;
+  private final Evictions evictions;
+  private final PodGroupSource podGroups;
+  private final ExtenderMetrics metrics;
+  private final WakeMemo woken;
+  private final Consumer<PodRef> enqueue;
+
+  private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
+  private final Map<String, String> waitingSaid = new ConcurrentHashMap<>();
+  private final Map<String, Long> podGroupsMarked = new ConcurrentHashMap<>();
+
+  /**
+   * Pods Terminating long past their deadline whose placeholder is kept for them (uid → job): the
+   * gauge {@code kse_placeholders_held_for_terminating_pods}, and one Event each.
+   */
+  private final Map<String, Long> heldForTerminating = new ConcurrentHashMap<>();
+
+  /**
+   * @param enqueue asks for a pass of the pod's placement (after a submission answered)
+   */
+  StepRunner(
+      SlurmClient slurm,
+      SlurmStateCache cache,
+      PlaceholderRegistry registry,
+      PodSource pods,
+      PodActions actions,
+      Clock clock,
+      Executor workers,
+      Submitter submitter,
+      Evictions evictions,
+      PodGroupSource podGroups,
+      ExtenderMetrics metrics,
+      WakeMemo woken,
+      Consumer<PodRef> enqueue) {
+    this.slurm = slurm;
+    this.cache = cache;
+    this.registry = registry;
+    this.pods = pods;
+    this.actions = actions;
+    this.clock = clock;
+    this.workers = workers;
+    this.submitter = submitter;
+    this.evictions = evictions;
+    this.podGroups = podGroups;
+    this.metrics = metrics;
+    this.woken = woken;
+    this.enqueue = enqueue;
+    metrics.heldForTerminating(heldForTerminating::size);
+  }
+
+  /** Runs this pass's steps for the placement; what no step is about any more is forgotten. */
+  void run(
+      Placement placement,
+      Map<String, Optional<Pod>> pods,
+      PlacementFacts facts,
+      List<Step> steps) {
+    for (Placement.Slot slot : placement.members()) { // what no step of this pass is about, is over
+      PodRef m = slot.ref();
+      if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))) {
+        waitingSaid.remove(m.uid());
+      }
+      if (steps.stream().noneMatch(st -> st instanceof Step.Evict e && e.member().equals(m))) {
+        evictions.forget(m.uid());
+      }
+      if (steps.stream()
+          .noneMatch(st -> st instanceof Step.HeldForTerminating h && h.member().equals(m))) {
+        heldForTerminating.remove(m.uid());
+      }
+    }
+    podGroupPlaced(placement, facts);
+    for (Step step : steps) {
+      if (step instanceof Step.Forget) {
+        registry.remove(placement.key());
+        podGroupsMarked.remove(placement.key());
+        placement.members().forEach(m -> woken.forget(m.ref().uid()));
+      } else if (step instanceof Step.Submit s) {
+        submit(placement, pods, facts, s.why());
+      } else if (step instanceof Step.Waiting w) {
+        if (!brieflyPending(w, facts)) {
+          waiting(w.member(), w);
+        }
+      } else if (step instanceof Step.Wake w) {
+        wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w);
+      } else if (step instanceof Step.Cancel c) {
+        cancel(placement, c.jobId(), c.why());
+      } else if (step instanceof Step.Replace r) {
+        replace(placement, r);
+      } else if (step instanceof Step.Evict e) {
+        evict(e.member(), e);
+      } else if (step instanceof Step.HeldForTerminating h) {
+        heldForTerminating(h);
+      }
+    }
+  }
+
+  /** A Workload API gang whose every member is bound: its PodGroup says so, once. */
+  private void podGroupPlaced(Placement placement, PlacementFacts facts) {
+    Optional<Placement.Group> g = placement.group();
+    if (g.isEmpty() || GroupKind.of(g.get().id()).orElse(null) != GroupKind.POD_GROUP) {
+      return;
+    }
+    String name = GroupKind.POD_GROUP.nameIn(g.get().id());
+    String ns = g.get().namespace();
+    long bound =
+        facts.members().stream()
+            .filter(m -> m.pod() == PodStanding.BOUND)
+            .map(PlacementFacts.Member::index)
+            .distinct()
+            .count();
+    if (bound < placement.size()
+        || podGroups.podGroup(ns, name).map(GroupMembership.PodGroupSpec::scheduled).orElse(true)) {
+      return;
+    }
+    Long job = facts.job().map(SlurmJob::id).orElse(0L);
+    if (job.equals(podGroupsMarked.put(placement.key(), job))) {
+      return; // told already; the informer shows it soon
+    }
+    execute(
+        placement.members().get(0).ref(),
+        () ->
+            podGroups.markScheduled(
+                ns, name, "all " + placement.size() + " members bound by Slurm job " + job),
+        () -> podGroupsMarked.remove(placement.key()));
+  }
+
+  private void submit(
+      Placement placement, Map<String, Optional<Pod>> pods, PlacementFacts facts, String why) {
+    Instant now = clock.instant();
+    boolean mine =
+        registry.claim(
+            placement.key(),
+            new PlaceholderState.Submitting(now),
+            old ->
+                !(old instanceof PlaceholderState.Submitting)
+                    && !(old instanceof PlaceholderState.Rejected));
+    if (!mine) {
+      return;
+    }
+    List<Pod> members = placement.needing(pods);
+    placement.members().forEach(m -> woken.forget(m.ref().uid()));
+    facts
+        .job()
+        .ifPresent(
+            j -> {
+              LOG.info(
+                  "placeholder_lost pod={} key={} slurmJob={} action=resubmit reason=\"{}\"",
+                  placement.name(),
+                  placement.key(),
+                  j.id(),
+                  why);
+              for (Pod m : members) {
+                actions.event(
+                    PodRef.of(m), EventReason.JOB_ENDED, why + "; submitting a new placeholder");
+              }
+            });
+    PodRef lead = PodRef.of(members.get(0));
+    execute(
+        lead,
+        () -> {
+          long id = submitter.submit(placement, members);
+          if (id != 0 && members.stream().allMatch(m -> this.pods.pod(PodRef.of(m)).isEmpty())) {
+            cancelNow(lead, id, "pods deleted while their placeholder was being submitted");
+          }
+          enqueue.accept(lead);
+        },
+        () -> registry.remove(placement.key()));
+  }
+
+  private void heldForTerminating(Step.HeldForTerminating h) {
+    PodRef ref = h.member();
+    if (Long.valueOf(h.jobId()).equals(heldForTerminating.put(ref.uid(), h.jobId()))) {
+      return;
+    }
+    String message =
+        "the pod is still Terminating on "
+            + h.boundNode()
+            + " more than "
+            + PlacementObserver.STUCK_TERMINATING.toSeconds()
+            + " s past its deletion deadline; Slurm job "
+            + h.jobId()
+            + " keeps holding the node until the kubelet confirms its containers stopped (or the"
+            + " pod is force-deleted)";
+    LOG.warn(
+        "placeholder_held_for_terminating pod={} uid={} slurmJob={} node={}",
+        ref,
+        ref.uid(),
+        h.jobId(),
+        h.boundNode());
+    execute(
+        ref,
+        () -> actions.event(ref, EventReason.HELD_FOR_TERMINATING, message),
+        () -> heldForTerminating.remove(ref.uid()));
+  }
+
+  private boolean brieflyPending(Step.Waiting w, PlacementFacts facts) {
+    return w.reason() == WaitReason.SLURM_PENDING
+        && facts
+            .job()
+            .map(j -> clock.instant().isBefore(j.submitTime().plus(PENDING_QUIET)))
+            .orElse(false);
+  }
+
+  private void waiting(PodRef ref, Step.Waiting w) {
+    String said = w.reason().reason() + "|" + w.message();
+    if (said.equals(waitingSaid.put(ref.uid(), said))) {
+      return;
+    }
+    execute(
+        ref,
+        () -> {
+          actions.condition(ref, false, w.reason().reason(), w.message());
+          actions.event(ref, EventReason.WAITING, w.message());
+        },
+        () -> waitingSaid.remove(ref.uid()));
+  }
+
+  private void wake(PodRef ref, Pod pod, Step.Wake w) {
+    woken.woke(ref.uid(), w.jobId(), w.node()); // the rules wake once per job; a failure undoes it
+    LOG.info(
+        "placeholder_allocated pod={} uid={} slurmJob={} node={}",
+        ref,
+        ref.uid(),
+        w.jobId(),
+        w.node());
+    age(pod).ifPresent(metrics::allocated);
+    boolean gated = PlacementReconciler.gated(pod);
+    execute(
+        ref,
+        () -> {
+          if (!actions.wake(ref, w.node(), w.jobId(), gated)) {
+            woken.forget(ref.uid()); // the next pass tries again
+            return;
+          }
+          actions.event(
+              ref, EventReason.ALLOCATED, "Slurm job " + w.jobId() + " allocated node " + w.node());
+        },
+        () -> woken.forget(ref.uid()));
+  }
+
+  private void replace(Placement placement, Step.Replace r) {
+    if (!mayCancel(r.jobId()) || placement.members().isEmpty()) {
+      return;
+    }
+    PodRef ref = placement.members().get(0).ref();
+    String why =
+        r.reason() == EventReason.SHAPE_CHANGED
+            ? r.why() + "; cancelling it, a placeholder of the placement's new shape follows"
+            : "Slurm job "
+                + r.jobId()
+                + " was allocated a node the pod cannot go to now ("
+                + r.why()
+                + "); cancelling it, a new placeholder follows";
+    LOG.info(
+        "placeholder_replaced pod={} uid={} slurmJob={} reason=\"{}\"",
+        ref,
+        ref.uid(),
+        r.jobId(),
+        r.why());
+    for (Placement.Slot m : placement.members()) {
+      actions.event(m.ref(), r.reason(), why);
+      woken.forget(m.ref().uid());
+    }
+    execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
+  }
+
+  private void cancel(Placement placement, long jobId, String why) {
+    if (!mayCancel(jobId)) {
+      return;
+    }
+    PodRef ref =
+        placement.members().isEmpty()
+            ? cache
+                .job(jobId)
+                .flatMap(SlurmJob::placeholder)
+                .map(PodRef::of)
+                .orElse(new PodRef("-", placement.name(), placement.key()))
+            : placement.members().get(0).ref();
+    execute(ref, () -> cancelNow(ref, jobId, why), () -> cancelling.remove(jobId));
+  }
+
+  private void evict(PodRef ref, Step.Evict e) {
+    if (!evictions.claim(ref.uid())) {
+      return;
+    }
+    LOG.info("placeholder_lost pod={} uid={} action=evict reason=\"{}\"", ref, ref.uid(), e.why());
+    execute(
+        ref,
+        () -> {
+          if (e.jobToCancel() != 0 && mayCancel(e.jobToCancel())) {
+            cancelNow(ref, e.jobToCancel(), "its pod is being evicted: " + e.why());
+          }
+          evictions.run(ref, e.why(), e.reason());
+        },
+        () -> evictions.forget(ref.uid()));
+  }
+
+  /** True when no cancel of this job was sent recently (then records this one). */
+  private boolean mayCancel(long jobId) {
+    Instant now = clock.instant();
+    boolean[] mine = {false};
+    cancelling.compute(
+        jobId,
+        (k, at) -> {
+          if (at == null || !now.isBefore(at.plus(CANCEL_RETRY))) {
+            mine[0] = true;
+            return now;
+          }
+          return at;
+        });
+    if (cancelling.size() > 10_000) { // ended jobs never say goodbye here
+      cancelling.entrySet().removeIf(en -> now.isAfter(en.getValue().plus(CANCEL_RETRY)));
+    }
+    return mine[0];
+  }
+
+  private void cancelNow(PodRef ref, long jobId, String why) {
+    try {
+      slurm.cancel(jobId);
+      LOG.info(
+          "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
+          ref,
+          ref.uid(),
+          jobId,
+          why);
+    } catch (SlurmNotFoundException e) {
+      LOG.info("placeholder_already_gone pod={} uid={} slurmJob={}", ref, ref.uid(), jobId);
+    } catch (SlurmException e) {
+      cancelling.remove(jobId); // the next pass tries again
+      LOG.warn(
+          "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
+          ref,
+          ref.uid(),
+          jobId,
+          e.getMessage());
+    }
+  }
+
+  /** Runs a step's calls on a worker; {@code undo} when it cannot be run (shutting down). */
+  private void execute(PodRef ref, Runnable calls, Runnable undo) {
+    try {
+      workers.execute(
+          () -> {
+            try {
+              calls.run();
+            } catch (RuntimeException e) {
+              undo.run();
+              LOG.warn("step_failed pod={} uid={} error={}", ref, ref.uid(), e.toString(), e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      undo.run();
+    }
+  }
+
+  /** Called after a successful bind: records pod creation → bound. */
+  void bound(PodRef ref) {
+    pods.pod(ref).flatMap(this::age).ifPresent(metrics::bound);
+  }
+
+  private Optional<Duration> age(Pod pod) {
+    return PlacementObserver.created(pod).map(c -> Duration.between(c, clock.instant()));
+  }
+}
