@@ -17,21 +17,36 @@ import java.util.OptionalLong;
 public final class PodManifest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
+  /**
+   * A pod manifest the policy cannot read (not a pod, no name, a quantity that is not one): a fact
+   * about the pod, said with what is wrong. Named, so a caller refuses the pod for this and a bug
+   * elsewhere is not mistaken for it.
+   */
+  public static final class Unreadable extends IllegalArgumentException {
+    public Unreadable(String message, Throwable cause) {
+      super(message, cause);
+    }
+
+    public Unreadable(String message) {
+      super(message);
+    }
+  }
+
   private PodManifest() {}
 
   public static PodFacts parse(String text) {
     try {
       return facts(YAML.readTree(text));
-    } catch (IllegalArgumentException e) {
+    } catch (Unreadable e) {
       throw e;
     } catch (Exception e) {
-      throw new IllegalArgumentException("not a YAML/JSON pod manifest: " + e.getMessage(), e);
+      throw new Unreadable("not a YAML/JSON pod manifest: " + e.getMessage(), e);
     }
   }
 
   public static PodFacts facts(JsonNode pod) {
     if (pod == null || !pod.isObject() || !"Pod".equals(pod.path("kind").asText("Pod"))) {
-      throw new IllegalArgumentException(
+      throw new Unreadable(
           "expected a Pod manifest (kind: Pod), got "
               + (pod == null ? "nothing" : pod.path("kind").asText(pod.getNodeType().toString())));
     }
@@ -39,7 +54,7 @@ public final class PodManifest {
     JsonNode spec = pod.path("spec");
     String name = meta.path("name").asText("");
     if (name.isEmpty()) {
-      throw new IllegalArgumentException("the pod has no metadata.name");
+      throw new Unreadable("the pod has no metadata.name");
     }
     Resources sum = new Resources();
     spec.path("containers").forEach(c -> sum.add(requests(c)));
@@ -98,8 +113,8 @@ public final class PodManifest {
                 }
               }
             }
-          } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
+          } catch (IllegalArgumentException e) { // Quantity's own refusal
+            throw new Unreadable(
                 "container "
                     + container.path("name").asText()
                     + " resource "

@@ -90,7 +90,7 @@ final class ExplainService {
   private Decision decide(Pod pod) {
     try {
       return decider.apply(pod);
-    } catch (io.kse.extender.dra.ClaimProblem | IllegalArgumentException e) {
+    } catch (io.kse.extender.dra.ClaimProblem | io.kse.policy.PodManifest.Unreadable e) {
       return new Decision.Reject("-", e.getMessage(), List.of());
     }
   }

@@ -87,18 +87,18 @@ public record JobSubmission(
   public JobSubmission {
     Objects.requireNonNull(tag, "tag");
     if (nodes < 1) {
-      throw new IllegalArgumentException("nodes must be at least 1, got " + nodes);
+      throw new InvalidSubmission("nodes must be at least 1, got " + nodes);
     }
     if (cpusPerNode < 1) {
-      throw new IllegalArgumentException("cpusPerNode must be at least 1, got " + cpusPerNode);
+      throw new InvalidSubmission("cpusPerNode must be at least 1, got " + cpusPerNode);
     }
     if (memoryPerNodeMb < 0) {
-      throw new IllegalArgumentException("memoryPerNodeMb must not be negative");
+      throw new InvalidSubmission("memoryPerNodeMb must not be negative");
     }
     excludedNodes = Set.copyOf(excludedNodes);
     environment = Map.copyOf(environment);
     if (environment.isEmpty()) {
-      throw new IllegalArgumentException("environment must not be empty (Slurm rejects it)");
+      throw new InvalidSubmission("environment must not be empty (Slurm rejects it)");
     }
   }
 

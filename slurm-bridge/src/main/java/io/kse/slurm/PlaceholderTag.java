@@ -39,14 +39,14 @@ public record PlaceholderTag(
     require("name", name);
     require("uid", uid);
     if (group.isPresent() && !GROUP_ID.matcher(group.get()).matches()) {
-      throw new IllegalArgumentException(
+      throw new InvalidSubmission(
           "placeholder group id must be 1-200 of a-z 0-9 . / -, got '" + group.get() + "'");
     }
     if (size < 1 || size > 9999 || group.isEmpty() && size != 1) {
-      throw new IllegalArgumentException("placeholder group size out of range: " + size);
+      throw new InvalidSubmission("placeholder group size out of range: " + size);
     }
     if (cluster.isPresent() && !CLUSTER_ID.matcher(cluster.get()).matches()) {
-      throw new IllegalArgumentException(
+      throw new InvalidSubmission(
           "cluster identity must be a DNS label (a-z 0-9 -, up to 63), got '"
               + cluster.get()
               + "'");
@@ -136,14 +136,14 @@ public record PlaceholderTag(
               Optional.ofNullable(m.group(5)),
               m.group(6) == null ? 1 : Integer.parseInt(m.group(6)),
               Optional.ofNullable(m.group(1))));
-    } catch (IllegalArgumentException e) {
+    } catch (InvalidSubmission e) {
       return Optional.empty(); // a comment of ours that someone edited: not ours to act on
     }
   }
 
   private static void require(String field, String value) {
     if (value == null || value.isBlank() || value.chars().anyMatch(Character::isWhitespace)) {
-      throw new IllegalArgumentException(
+      throw new InvalidSubmission(
           "placeholder " + field + " must be non-empty without spaces, got '" + value + "'");
     }
   }

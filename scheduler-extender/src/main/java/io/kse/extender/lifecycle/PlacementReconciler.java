@@ -306,7 +306,7 @@ public final class PlacementReconciler {
       PodRef ref, PodSource pods, PodFactsReader podFacts, Supplier<PlacementPolicy> policy) {
     try {
       return pods.pod(ref).map(p -> policy.get().tierName(podFacts.facts(p)));
-    } catch (ClaimProblem | IllegalArgumentException e) {
+    } catch (ClaimProblem | io.kse.policy.PodManifest.Unreadable e) {
       return Optional.empty();
     }
   }

@@ -29,7 +29,7 @@ public final class PodFactsReader {
 
   /**
    * The pod as the policy sees it; {@link ClaimProblem} when its claims cannot be served, {@link
-   * IllegalArgumentException} when its manifest cannot be read.
+   * PodManifest.Unreadable} when its manifest cannot be read.
    */
   public PodFacts facts(Pod pod) {
     return PodManifest.facts(JSON.valueToTree(pod)).withDraGpus(gpuClaims.gpusAsked(pod));
@@ -48,7 +48,7 @@ public final class PodFactsReader {
     long gpus;
     try {
       gpus = facts(pod).gpus();
-    } catch (ClaimProblem | IllegalArgumentException e) {
+    } catch (ClaimProblem | PodManifest.Unreadable e) {
       return 0; // not remembered: a claim may be created later
     }
     if (uid != null) {

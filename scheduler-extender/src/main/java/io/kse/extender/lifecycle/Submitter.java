@@ -7,7 +7,9 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.policy.Decision;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
+import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.InvalidSubmission;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
@@ -82,7 +84,7 @@ final class Submitter {
       } catch (io.kse.extender.dra.ClaimProblem e) {
         reject(placement, refs, "pod " + pod.getMetadata().getName() + ": " + e.getMessage());
         return 0;
-      } catch (IllegalArgumentException e) {
+      } catch (PodManifest.Unreadable e) {
         reject(
             placement,
             refs,
@@ -133,7 +135,7 @@ final class Submitter {
               + ")";
       refs.forEach(r -> actions.event(r, EventReason.SUBMITTED, message));
       return id;
-    } catch (IllegalArgumentException | SlurmRejectedException e) {
+    } catch (InvalidSubmission | SlurmRejectedException e) {
       reject(placement, refs, e.getMessage());
     } catch (SlurmException e) {
       failed(placement, refs, e);

@@ -76,6 +76,9 @@ abstract class ReconcilerFixture {
   final Map<String, KubeNodes.KubeNode> nodes = new ConcurrentHashMap<>();
   final Map<String, PodActions.EvictResult> evictAnswer = new ConcurrentHashMap<>();
 
+  /** The Workload API's PodGroups by namespace/name (none unless a test adds one). */
+  final Map<String, GroupMembership.PodGroupSpec> podGroups = new ConcurrentHashMap<>();
+
   /** The informer's pods, from {@link #pods}. */
   final PodSource podSource =
       new PodSource() {
@@ -152,7 +155,7 @@ abstract class ReconcilerFixture {
         new PlacementReconciler.Views(
             cache,
             podSource,
-            PodGroupSource.none(),
+            (ns, name) -> Optional.ofNullable(podGroups.get(ns + "/" + name)),
             new NodeNames(),
             Optional.of(new StaticNodes(nodes)),
             reg,

@@ -1,0 +1,159 @@
+package io.kse.extender.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.ClusterIdentity;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodRef;
+import io.kse.extender.testing.FakeSlurm;
+import io.kse.extender.testing.Pods;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PolicyParser;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.SlurmRejectedException;
+import io.kse.slurm.testing.FakeSlurmClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** The submitter on its own: what is a refusal (final), an outage (retried), and a bug. */
+class SubmitterTest {
+  final FakeSlurm fake = new FakeSlurm();
+  final PlaceholderRegistry registry = new PlaceholderRegistry();
+  final io.kse.slurm.testing.MutableClock clock =
+      new io.kse.slurm.testing.MutableClock(java.time.Instant.parse("2026-11-25T12:00:00Z"));
+  final List<String> said = new java.util.ArrayList<>();
+  final PodActions actions =
+      new PodActions() {
+        @Override
+        public void event(PodRef pod, io.kse.extender.k8s.EventReason reason, String message) {
+          said.add(reason.reason() + ": " + message);
+        }
+
+        @Override
+        public void condition(PodRef pod, boolean allocated, String reason, String message) {
+          said.add("condition " + reason);
+        }
+
+        @Override
+        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+          return true;
+        }
+
+        @Override
+        public void ungate(PodRef pod) {}
+
+        @Override
+        public EvictResult evict(PodRef pod, String reason) {
+          return EvictResult.EVICTED;
+        }
+
+        @Override
+        public boolean delete(PodRef pod, String reason) {
+          return true;
+        }
+      };
+
+  Submitter submitter(Supplier<PlacementPolicy> policy) {
+    return new Submitter(
+        fake.client,
+        policy,
+        new PreemptionLedger(),
+        registry,
+        actions,
+        clock,
+        "/tmp",
+        JobSubmission.Shape.BATCH,
+        key -> Set.of(),
+        ClusterIdentity.of("c1"),
+        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()));
+  }
+
+  static PlacementPolicy policy() {
+    return new PlacementPolicy(
+        PolicyParser.parse(
+            """
+            apiVersion: kse.io/v1alpha1
+            kind: PlacementPolicy
+            cluster: {preemptMode: partition, gpuGres: gpu}
+            defaultTier: inference
+            tiers:
+              - name: inference
+                slurm: {partition: inference}
+            """,
+            "test"));
+  }
+
+  final Pod pod =
+      new io.fabric8.kubernetes.api.model.PodBuilder(Pods.pending("llm-0", 2, 4, Map.of()).build())
+          .editMetadata()
+          .withUid("u-1")
+          .endMetadata()
+          .build();
+  final Placement placement = Placement.of(PodRef.of(pod));
+
+  @Test
+  void aSubmittedPlaceholderIsRecordedWithItsJobAndTier() {
+    long id = submitter(SubmitterTest::policy).submit(placement, List.of(pod));
+    assertThat(registry.get("u-1"))
+        .get()
+        .isEqualTo(new PlaceholderState.Submitted(id, "inference", clock.instant()));
+    assertThat(fake.client.submissions().get(0).tag().cluster()).contains("c1");
+    assertThat(said).anyMatch(s -> s.startsWith("SlurmJobSubmitted: placeholder submitted"));
+  }
+
+  @Test
+  void aPodSlurmRefusesIsRejectedForGoodWithSlurmsWords() {
+    fake.client.failWith(new SlurmRejectedException("Invalid partition name specified"));
+    assertThat(submitter(SubmitterTest::policy).submit(placement, List.of(pod))).isZero();
+    assertThat(registry.get("u-1")).get().isInstanceOf(PlaceholderState.Rejected.class);
+    assertThat(said).contains("PlacementRejected: Invalid partition name specified");
+  }
+
+  @Test
+  void anOutageIsRetriedWithABackoffThatGrows() {
+    fake.client.failWith(FakeSlurmClient.outage());
+    Submitter s = submitter(SubmitterTest::policy);
+    s.submit(placement, List.of(pod));
+    PlaceholderState.SubmitFailed first = (PlaceholderState.SubmitFailed) registry.get("u-1").get();
+    s.submit(placement, List.of(pod));
+    PlaceholderState.SubmitFailed second =
+        (PlaceholderState.SubmitFailed) registry.get("u-1").get();
+    assertThat(first.attempts()).isEqualTo(1);
+    assertThat(Duration.between(clock.instant(), first.retryAt())).isEqualTo(Duration.ofSeconds(2));
+    assertThat(Duration.between(clock.instant(), second.retryAt()))
+        .isEqualTo(Duration.ofSeconds(4));
+  }
+
+  @Test
+  void anUnreadablePodIsRejectedNamingWhatIsWrong() {
+    Pod nameless =
+        new io.fabric8.kubernetes.api.model.PodBuilder(pod)
+            .editMetadata()
+            .withName("")
+            .endMetadata()
+            .build();
+    submitter(SubmitterTest::policy).submit(placement, List.of(nameless));
+    assertThat(registry.get("u-1")).get().isInstanceOf(PlaceholderState.Rejected.class);
+    assertThat(said).anyMatch(s -> s.contains("the pod has no metadata.name"));
+  }
+
+  /** A bug is not a refusal: it surfaces (the runner logs it and the next pass tries again). */
+  @Test
+  void anUnexpectedExceptionIsABugNotAPermanentRejection() {
+    Supplier<PlacementPolicy> broken =
+        () -> {
+          throw new IllegalArgumentException("a bug in the policy code");
+        };
+    assertThatThrownBy(() -> submitter(broken).submit(placement, List.of(pod)))
+        .hasMessage("a bug in the policy code");
+    assertThat(registry.get("u-1")).isEmpty();
+    assertThat(said).noneMatch(s -> s.startsWith("PlacementRejected"));
+  }
+}
