@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 
 /**
  * Pod facts in, placeholder job out: picks the pod's tier, applies the tier's Slurm settings, the
@@ -22,9 +21,11 @@ import java.util.Set;
  */
 public final class PlacementPolicy {
   private final Policy policy;
+  private final TopologyRules topology;
 
   public PlacementPolicy(Policy policy) {
     this.policy = policy;
+    this.topology = new TopologyRules(policy.cluster());
   }
 
   public Policy policy() {
@@ -32,7 +33,7 @@ public final class PlacementPolicy {
   }
 
   /** Thrown inside {@link #decide} to stop with a rejection; never escapes. */
-  private static final class Rejected extends RuntimeException {
+  static final class Rejected extends RuntimeException {
     Rejected(String message) {
       super(message, null, false, false);
     }
@@ -260,24 +261,8 @@ public final class PlacementPolicy {
     int cpus = (int) Math.max(1, (pod.cpuMillis() + 999) / 1000);
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
     Optional<String> gres = gres(pod, record);
-    boolean exclusive = gpuOwnership(pod, tier, record);
-    int nodes =
-        group.isPresent()
-            ? group.get().size()
-            : override(pod, WellKnown.NODES, "nodes", record)
-                .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
-                .orElse(1);
-    if (nodes > tier.maxNodes()) {
-      throw new Rejected(
-          (group.isPresent()
-                  ? "group " + group.get().id() + " has " + nodes + " members, one per node:"
-                  : WellKnown.NODES + "=" + nodes + " is")
-              + " more than the "
-              + tier.maxNodes()
-              + " node(s) tier "
-              + tier.name()
-              + " allows (tiers[].maxNodes)");
-    }
+    boolean exclusive = GpuOwnership.exclusive(policy.cluster(), pod, tier, record);
+    int nodes = nodeCount(pod, tier, group, record);
     record.add(
         new Contribution(
             "pod requests",
@@ -291,132 +276,18 @@ public final class PlacementPolicy {
 
     OptionalInt timeLimit = timeLimit(pod, s, record);
 
-    TopologyRequest topology = TopologyRequest.NONE;
-    Optional<String> groupKey = group.flatMap(GroupFacts::topologyKey);
-    String topo =
-        pod.annotations()
-            .getOrDefault(
-                WellKnown.TOPOLOGY,
-                tier.defaultTopology() == Tier.TopologyDefault.NVLINK_DOMAIN || groupKey.isPresent()
-                    ? "nvlink-domain"
-                    : "none");
-    if (groupKey.isPresent()
-        && !policy.cluster().nvlinkDomainTopologyKeys().contains(groupKey.get())) {
-      throw new Rejected(
-          "group "
-              + group.get().id()
-              + " asks that all members share the topology key "
-              + groupKey.get()
-              + ", which the policy does not know as an NVLink domain"
-              + " (cluster.nvlinkDomainTopologyKeys: "
-              + policy.cluster().nvlinkDomainTopologyKeys()
-              + ")");
-    }
-    switch (topo) {
-      case "none" -> {}
-      case "nvlink-domain" -> {
-        List<String> domains = policy.cluster().nvlinkDomainFeatures();
-        if (domains.isEmpty()) {
-          throw new Rejected(
-              WellKnown.TOPOLOGY
-                  + "=nvlink-domain, but the policy names no NVLink"
-                  + " domains (cluster.nvlinkDomainFeatures)");
-        }
-        if (constraint.isPresent()) {
-          throw new Rejected(
-              WellKnown.TOPOLOGY
-                  + "=nvlink-domain cannot be combined with the"
-                  + " constraint \""
-                  + constraint.get()
-                  + "\"");
-        }
-        int domainNodes = policy.cluster().nvlinkDomainNodes();
-        if (domainNodes > 0 && nodes > domainNodes) {
-          throw new Rejected(
-              (group.isPresent() ? "group " + group.get().id() + " needs " : "the pod needs ")
-                  + nodes
-                  + " nodes in one NVLink domain, but a domain has only "
-                  + domainNodes
-                  + " (cluster.nvlinkDomainNodes): it could never be placed");
-        }
-        Set<String> taken =
-            group.filter(GroupFacts::exclusive).map(GroupFacts::domainsTaken).orElse(Set.of());
-        if (!taken.isEmpty()) {
-          List<String> free = domains.stream().filter(d -> !taken.contains(d)).toList();
-          if (free.isEmpty()) {
-            throw new Rejected(
-                "group "
-                    + group.get().id()
-                    + " wants an NVLink domain to itself (exclusive-topology), but other groups"
-                    + " hold every domain: "
-                    + new java.util.TreeSet<>(taken));
-          }
-          record.add(
-              new Contribution(
-                  "exclusive topology",
-                  "domains held by other exclusive groups left out: "
-                      + new java.util.TreeSet<>(taken)));
-          domains = free;
-        }
-        constraint = Optional.of("[" + String.join("|", domains) + "]");
-        record.add(
-            new Contribution(
-                pod.annotations().containsKey(WellKnown.TOPOLOGY)
-                    ? "annotation " + WellKnown.TOPOLOGY
-                    : groupKey.isPresent()
-                        ? "group topology key " + groupKey.get()
-                        : from + " topology",
-                "constraint=" + constraint.get() + " (all nodes in one NVLink domain)"));
-      }
-      default ->
-          throw new Rejected(
-              "annotation "
-                  + WellKnown.TOPOLOGY
-                  + "="
-                  + topo
-                  + " is not a topology; use none or nvlink-domain");
-    }
-    String switches = pod.annotations().get(WellKnown.SWITCHES);
-    String segment = pod.annotations().get(WellKnown.SEGMENT);
-    if (switches != null && segment != null) {
-      throw new Rejected(WellKnown.SWITCHES + " and " + WellKnown.SEGMENT + " cannot both be set");
-    }
-    if (switches != null) {
-      topology = switches(switches, nodes);
-      record.add(new Contribution("annotation " + WellKnown.SWITCHES, "switches=" + switches));
-    }
-    if (segment != null) {
-      if (!policy.cluster().blocks()) {
-        throw new Rejected(
-            WellKnown.SEGMENT
-                + " needs topology/block (Slurm 23.11+), which this"
-                + " cluster does not have (cluster.blocks)");
-      }
-      int size = integer(WellKnown.SEGMENT, segment, 1, WellKnown.MAX_NODES);
-      if (nodes % size != 0) {
-        throw new Rejected(
-            WellKnown.SEGMENT + "=" + size + " does not divide the node count " + nodes);
-      }
-      topology = new TopologyRequest.Segment(size);
-      record.add(new Contribution("annotation " + WellKnown.SEGMENT, "segment=" + size));
-    }
+    constraint = topology.constraint(pod, tier, group, nodes, constraint, record);
+    TopologyRequest request = topology.request(pod, nodes, record);
     boolean preempting = !tier.mayPreempt().isEmpty();
-    if (preempting) {
-      Optional<String> stop = preemptionStop(tier, pod, nodes, ledger, now);
-      if (stop.isPresent()) {
-        preempting = false;
-        partition = s.fallbackPartition().isPresent() ? s.fallbackPartition() : partition;
-        qos = s.fallbackQos().isPresent() ? s.fallbackQos() : qos;
-        record.add(
-            new Contribution(
-                "preemption",
-                stop.get()
-                    + ": non-preempting fallback"
-                    + s.fallbackPartition().map(p -> " partition=" + p).orElse("")
-                    + s.fallbackQos().map(q -> " qos=" + q).orElse("")));
-      } else {
-        record.add(new Contribution(from, "may preempt " + tier.mayPreempt()));
-      }
+    Optional<String> stop =
+        preempting ? preemptionStop(tier, pod, nodes, ledger, now) : Optional.empty();
+    if (stop.isPresent()) { // a budget or dry run: the tier's non-preempting fallback
+      preempting = false;
+      partition = s.fallbackPartition().isPresent() ? s.fallbackPartition() : partition;
+      qos = s.fallbackQos().isPresent() ? s.fallbackQos() : qos;
+    }
+    if (!tier.mayPreempt().isEmpty()) {
+      record.add(preemptionSaid(tier, stop));
     }
     return new JobSpec(
         partition,
@@ -430,7 +301,7 @@ public final class PlacementPolicy {
         gres,
         timeLimit,
         constraint,
-        topology,
+        request,
         exclusive,
         s.reservation(),
         s.licenses(),
@@ -444,63 +315,6 @@ public final class PlacementPolicy {
    * device-plugin pod's GPUs on its own, so only a node no Slurm job shares is safe. Declared
    * unshared: the tier says its nodes never run Slurm jobs beside pods.
    */
-  private boolean gpuOwnership(PodFacts pod, Tier tier, List<Contribution> record) {
-    boolean exclusive = tier.slurm().exclusive();
-    String mode = "gpu ownership";
-    if (pod.draGpus() > 0 && pod.devicePluginGpus() > 0) {
-      throw new Rejected(
-          "the pod asks GPUs both as "
-              + PodFacts.GPU
-              + " ("
-              + pod.devicePluginGpus()
-              + ", picked by the device plugin) and through ResourceClaims ("
-              + pod.draGpus()
-              + "); ask them one way");
-    }
-    if (pod.draGpus() > 0) {
-      record.add(
-          new Contribution(
-              mode,
-              "DRA: the extender allocates the pod's ResourceClaims from the GPU indices Slurm"
-                  + " gives the placeholder"));
-      return exclusive;
-    }
-    if (pod.devicePluginGpus() <= 0) {
-      return exclusive;
-    }
-    int perNode = policy.cluster().gpusPerNode();
-    if (exclusive) {
-      record.add(
-          new Contribution(
-              mode, "whole node: the tier's placeholder is exclusive (device-plugin GPUs)"));
-    } else if (perNode > 0 && pod.devicePluginGpus() >= perNode) {
-      record.add(
-          new Contribution(
-              mode,
-              "whole node: the pod asks all "
-                  + perNode
-                  + " GPUs of a node (cluster.gpusPerNode; device-plugin GPUs)"));
-    } else if (tier.riskGpuOverlapWithSlurmJobs()) {
-      record.add(
-          new Contribution(
-              mode,
-              "declared unshared: tier "
-                  + tier.name()
-                  + " sets riskGpuOverlapWithSlurmJobs, so its nodes must never run Slurm jobs"
-                  + " beside pods (the device plugin picks the pod's GPUs, not Slurm)"));
-    } else {
-      exclusive = true;
-      record.add(
-          new Contribution(
-              mode,
-              "whole node: the device plugin, not Slurm, picks the pod's "
-                  + pod.devicePluginGpus()
-                  + " GPU(s), so the placeholder holds its node exclusively; ask GPUs through a"
-                  + " ResourceClaim for a part of a node"));
-    }
-    return exclusive;
-  }
-
   private Optional<String> gres(PodFacts pod, List<Contribution> record) {
     List<String> parts = new ArrayList<>();
     ClusterSpec c = policy.cluster();
@@ -554,36 +368,44 @@ public final class PlacementPolicy {
     return limit;
   }
 
-  private TopologyRequest switches(String value, int nodes) {
-    if (!policy.cluster().switches()) {
+  /**
+   * How many nodes: the group's members, or the pod's own override; no more than its tier allows.
+   */
+  private int nodeCount(
+      PodFacts pod, Tier tier, Optional<GroupFacts> group, List<Contribution> record) {
+    int nodes =
+        group.isPresent()
+            ? group.get().size()
+            : override(pod, WellKnown.NODES, "nodes", record)
+                .map(v -> integer(WellKnown.NODES, v, 1, WellKnown.MAX_NODES))
+                .orElse(1);
+    if (nodes > tier.maxNodes()) {
       throw new Rejected(
-          WellKnown.SWITCHES
-              + " needs switch requests (cluster.switches: true,"
-              + " slurmrestd v0.0.41+); use "
-              + WellKnown.TOPOLOGY
-              + "=nvlink-domain instead");
+          (group.isPresent()
+                  ? "group " + group.get().id() + " has " + nodes + " members, one per node:"
+                  : WellKnown.NODES + "=" + nodes + " is")
+              + " more than the "
+              + tier.maxNodes()
+              + " node(s) tier "
+              + tier.name()
+              + " allows (tiers[].maxNodes)");
     }
-    String[] parts = value.split("@", 2);
-    int count = integer(WellKnown.SWITCHES, parts[0], 1, 64);
-    Duration wait = Duration.ofMinutes(5);
-    if (parts.length == 2) {
-      try {
-        wait = Durations.parse(parts[1]);
-      } catch (IllegalArgumentException e) {
-        throw new Rejected(
-            "annotation " + WellKnown.SWITCHES + "=" + value + ": " + e.getMessage());
-      }
-    }
-    if (count > nodes) {
-      throw new Rejected(
-          WellKnown.SWITCHES
-              + "="
-              + count
-              + " is more switches than the "
-              + nodes
-              + " node(s) requested");
-    }
-    return new TopologyRequest.Switches(count, wait);
+    return nodes;
+  }
+
+  /** What the record says of preemption: the tier may preempt, or why it falls back. */
+  private static Contribution preemptionSaid(Tier tier, Optional<String> stop) {
+    SlurmSettings s = tier.slurm();
+    return stop.map(
+            why ->
+                new Contribution(
+                    "preemption",
+                    why
+                        + ": non-preempting fallback"
+                        + s.fallbackPartition().map(p -> " partition=" + p).orElse("")
+                        + s.fallbackQos().map(q -> " qos=" + q).orElse("")))
+        .orElseGet(
+            () -> new Contribution("tier " + tier.name(), "may preempt " + tier.mayPreempt()));
   }
 
   /** Why this tier may not preempt now (dry run, budget), or empty when it may. */
@@ -638,7 +460,7 @@ public final class PlacementPolicy {
     return Optional.of(v);
   }
 
-  private static int integer(String what, String v, int min, int max) {
+  static int integer(String what, String v, int min, int max) {
     try {
       int n = Integer.parseInt(v.trim());
       if (n < min || n > max) {
