@@ -441,11 +441,7 @@ class GroupsE2E extends Scenario {
   void membersIndexedByNameKeepTheirNodesWhenOneIsDeletedBeforeAnyBind() {
     for (String n : List.of("quad-a", "quad-b", "quad-c", "quad-d")) {
       // a second gate of the test's own keeps them from binding once the extender has woken them
-      create(
-          byName(n, "quad", 4, 8)
-              .editSpec()
-              .addNewSchedulingGate("e2e.kse.io/hold")
-              .endSpec());
+      create(byName(n, "quad", 4, 8).editSpec().addNewSchedulingGate("e2e.kse.io/hold").endSpec());
     }
     await("every member woken: sent to its node")
         .atMost(BIND_TIMEOUT)
@@ -455,7 +451,9 @@ class GroupsE2E extends Scenario {
                     .allMatch(
                         p ->
                             p.getMetadata().getAnnotations() != null
-                                && p.getMetadata().getAnnotations().containsKey("kse.io/slurm-node")));
+                                && p.getMetadata()
+                                    .getAnnotations()
+                                    .containsKey("kse.io/slurm-node")));
     Map<String, String> sentTo =
         pods().stream()
             .collect(
@@ -476,7 +474,9 @@ class GroupsE2E extends Scenario {
           .as(name + " bound where its annotation says")
           .isEqualTo(p.getMetadata().getAnnotations().get("kse.io/slurm-node"));
       if (!name.equals("quad-b")) {
-        assertThat(p.getSpec().getNodeName()).as(name + " kept its node").isEqualTo(sentTo.get(name));
+        assertThat(p.getSpec().getNodeName())
+            .as(name + " kept its node")
+            .isEqualTo(sentTo.get(name));
       }
     }
     assertThat(pod("quad-b").getSpec().getNodeName()).isEqualTo(sentTo.get("quad-b"));
@@ -490,9 +490,7 @@ class GroupsE2E extends Scenario {
         .withName(pod)
         .edit(
             p -> {
-              p.getSpec()
-                  .getSchedulingGates()
-                  .removeIf(g -> g.getName().equals("e2e.kse.io/hold"));
+              p.getSpec().getSchedulingGates().removeIf(g -> g.getName().equals("e2e.kse.io/hold"));
               return p;
             });
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.slurm.SlurmJob;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -13,11 +14,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.time.Instant;
-import io.kse.slurm.SlurmJob;
 import org.junit.jupiter.api.Test;
 
 /**

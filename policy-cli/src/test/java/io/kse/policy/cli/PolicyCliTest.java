@@ -18,7 +18,7 @@ class PolicyCliTest {
   }
 
   private static String ex(String name) {
-    Path p = Path.of("examples", name);
+    Path p = Path.of("../policy/examples", name);
     return (Files.exists(p) ? p : Path.of("policy/examples", name)).toString();
   }
 

@@ -13,7 +13,6 @@ import io.kse.policy.PolicyValidationException;
 import io.kse.policy.PreemptionLedger;
 import io.kse.policy.PreemptionPlanner;
 import io.kse.policy.SlurmRenderer;
-import io.kse.policy.load.JobSnapshot;
 import io.kse.policy.model.Policy;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kse.policy.load;
+package io.kse.policy.cli;
 
 import io.kse.policy.RunningJob;
 import io.kse.slurm.JobState;
