@@ -35,6 +35,7 @@ public record ExtenderConfig(
     boolean leaderElection,
     String leaseNamespace,
     String leaseName,
+    String leaseIdentity,
     DrainVia drainVia,
     Optional<String> scontrolConf,
     Duration pdbOverride,
@@ -449,6 +450,12 @@ public record ExtenderConfig(
             LEADER_ELECTION.read(r),
             LEASE_NAMESPACE.read(r).orElse(env.getOrDefault("POD_NAMESPACE", "default")),
             LEASE_NAME.read(r),
+            // the pod's name (downward API) survives a container restart, so a restarted writer
+            // takes its own Lease back at once instead of waiting for it to expire
+            Optional.ofNullable(env.get("POD_NAME"))
+                .filter(n -> !n.isBlank())
+                .orElseGet(
+                    () -> env.getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID()),
             drainVia,
             scontrolConf,
             PDB_OVERRIDE.read(r),

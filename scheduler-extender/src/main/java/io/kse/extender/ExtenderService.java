@@ -34,7 +34,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Deque;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -194,7 +193,7 @@ public final class ExtenderService implements AutoCloseable {
   public ExtenderService start() {
     LOG.info(
         "starting version={} scheduler={} policy={} slurm={}",
-        Main.version(),
+        BuildInfo.version(),
         cfg.schedulerName(),
         cfg.policyFile(),
         cfg.slurm());
@@ -218,6 +217,7 @@ public final class ExtenderService implements AutoCloseable {
       step("reconcile-thread", () -> {}, passes::shutdownNow);
       step("housekeeping", this::schedulePasses, housekeeping::shutdownNow);
       step("node-sync-thread", () -> {}, nodeSyncThread::shutdownNow);
+      step("routes", () -> {}, routes::close); // its verb pools, after both listeners
       step("http", this::listen, () -> {});
       step("connect", this::connectInBackground, () -> {});
       return this;
@@ -266,7 +266,6 @@ public final class ExtenderService implements AutoCloseable {
     HttpServer ops = await(routes.listenOps(vertx, cfg.http().opsHost(), cfg.http().opsPort()));
     opsPort = ops.actualPort();
     started.push(new Step("ops-listener", () -> await(ops.shutdown(10, TimeUnit.SECONDS))));
-    started.push(new Step("routes", routes::close));
     HttpServer verbs = await(routes.listen(vertx, cfg.host(), cfg.port(), cfg.http().tls()));
     port = verbs.actualPort();
     started.push(new Step("verb-listener", () -> await(verbs.shutdown(10, TimeUnit.SECONDS))));
@@ -294,7 +293,8 @@ public final class ExtenderService implements AutoCloseable {
                 // a service that can never become ready must not look alive: exit, the kubelet
                 // restarts it and the operator sees the one line why
                 LOG.error("startup_failed phase=connect error={}", e.toString(), e);
-                System.err.println("kse-scheduler-extender: cannot start: " + Main.rootCause(e));
+                System.err.println(
+                    "kse-scheduler-extender: cannot start: " + BuildInfo.rootCause(e));
                 System.exit(1);
               }
             },
@@ -370,16 +370,9 @@ public final class ExtenderService implements AutoCloseable {
       reconciler.takeOver();
       return;
     }
-    // the pod's name (downward API) survives a container restart, so a restarted writer takes
-    // its own Lease back at once instead of waiting for it to expire
-    String identity =
-        Optional.ofNullable(System.getenv("POD_NAME"))
-            .filter(n -> !n.isBlank())
-            .orElseGet(
-                () -> System.getenv().getOrDefault("HOSTNAME", "kse") + "_" + UUID.randomUUID());
     WriterLease l =
         new WriterLease(
-            kube, cfg.leaseNamespace(), cfg.leaseName(), identity, reconciler::takeOver);
+            kube, cfg.leaseNamespace(), cfg.leaseName(), cfg.leaseIdentity(), reconciler::takeOver);
     lease.set(l);
     started.push(new Step("writer-lease", l::close));
   }

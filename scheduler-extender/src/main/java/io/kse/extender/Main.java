@@ -26,7 +26,7 @@ public final class Main {
               java.util.Arrays.copyOfRange(args, 1, args.length)));
     }
     if (args.length > 0 && (args[0].equals("--version") || args[0].equals("version"))) {
-      System.out.println("kube-slurm-extender " + version());
+      System.out.println("kube-slurm-extender " + BuildInfo.version());
       return;
     }
     java.util.List<String> rest = new java.util.ArrayList<>(java.util.List.of(args));
@@ -56,25 +56,11 @@ public final class Main {
     } catch (Exception | Error e) {
       // e.g. the port is taken: never live on without a listener
       LOG.error("startup_failed error={}", e.toString(), e);
-      System.err.println("kse-scheduler-extender: cannot start: " + rootCause(e));
+      System.err.println("kse-scheduler-extender: cannot start: " + BuildInfo.rootCause(e));
       System.exit(1);
       return;
     }
     Runtime.getRuntime().addShutdownHook(new Thread(s::close, "kse-shutdown"));
-  }
-
-  /** The innermost cause's message: what an operator needs in one line. */
-  static String rootCause(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() == null ? t.toString() : t.getMessage();
-  }
-
-  static String version() {
-    String v = Main.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
   }
 
   /** Wires and starts the service ({@link ExtenderService} says what runs in which order). */

@@ -54,6 +54,10 @@ class ExtenderServiceTest {
           .as("stop being ready before the listeners go")
           .isLessThan(order.indexOf("verb-listener"))
           .isLessThan(order.indexOf("ops-listener"));
+      assertThat(order.indexOf("routes"))
+          .as("the verb pools go once neither listener hands them work")
+          .isGreaterThan(order.indexOf("verb-listener"))
+          .isGreaterThan(order.indexOf("ops-listener"));
       assertThat(order.get(order.size() - 1)).isEqualTo("kubernetes-client");
     }
   }
