@@ -1,0 +1,138 @@
+package io.kse.extender.lifecycle;
+
+import static io.kse.extender.lifecycle.PreemptionTrackerTest.T0;
+import static io.kse.extender.lifecycle.PreemptionTrackerTest.job;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kse.extender.k8s.EventReason;
+import io.kse.extender.k8s.PodActions;
+import io.kse.extender.k8s.PodRef;
+import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PolicyParser;
+import io.kse.policy.PreemptionLedger;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.JobChange;
+import io.kse.slurm.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What follows an attributed preemption: every replica charges its budget ledger, only the writer
+ * tells the pod and counts it, and a job that only claims to be ours is charged to nobody.
+ */
+class PreemptionAttributionTest {
+  final MutableClock clock = new MutableClock(T0.plusSeconds(10));
+  final PreemptionLedger ledger = new PreemptionLedger();
+  final List<String> told = new ArrayList<>();
+  final AtomicBoolean writer = new AtomicBoolean(true);
+  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  final PodActions actions =
+      new PodActions() {
+        @Override
+        public void event(PodRef pod, EventReason reason, String message) {
+          told.add(pod.name() + " " + reason.reason());
+        }
+
+        @Override
+        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+          return true;
+        }
+
+        @Override
+        public void ungate(PodRef pod) {}
+
+        @Override
+        public EvictResult evict(PodRef pod, String reason) {
+          return EvictResult.EVICTED;
+        }
+
+        @Override
+        public boolean delete(PodRef pod, String reason) {
+          return true;
+        }
+
+        @Override
+        public void condition(PodRef pod, boolean allocated, String reason, String message) {}
+      };
+
+  PreemptionAttribution attribution(java.util.function.Predicate<SlurmJob> ours) {
+    PlacementPolicy policy =
+        new PlacementPolicy(
+            PolicyParser.parse(
+                """
+                apiVersion: kse.io/v1alpha1
+                kind: PlacementPolicy
+                cluster: {preemptMode: partition, gpuGres: gpu}
+                defaultTier: inference
+                tiers:
+                  - name: inference
+                    slurm: {partition: inference}
+                    mayPreempt: [training]
+                  - name: training
+                    match: {labels: {kse-test/tier: training}}
+                    slurm: {partition: training}
+                    preemptible: true
+                """,
+                "test"));
+    return new PreemptionAttribution(
+        () -> policy,
+        ledger,
+        actions,
+        new ExtenderMetrics(meters),
+        clock,
+        Runnable::run,
+        writer::get,
+        ref -> Optional.of("inference"),
+        j -> ours.test(j) ? j.placeholder() : Optional.empty());
+  }
+
+  /** Training on n0 requeued, placeholder 9 started there at once. */
+  void preemption(PreemptionAttribution a) {
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    a.observe(new JobChange(Optional.empty(), Optional.of(train), T0));
+    a.observe(
+        new JobChange(
+            Optional.of(train),
+            Optional.of(job(1, false, JobState.PENDING, null, null, 1)),
+            T0.plusSeconds(10)));
+    a.observe(
+        new JobChange(
+            Optional.of(job(9, true, JobState.PENDING, null, null, 0)),
+            Optional.of(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0)),
+            T0.plusSeconds(10)));
+  }
+
+  long gpusCharged() {
+    return ledger.usage("inference", Duration.ofHours(1), clock.instant()).gpus();
+  }
+
+  @Test
+  void theWriterChargesTellsAndCounts() {
+    preemption(attribution(j -> true));
+    assertThat(gpusCharged()).isEqualTo(8);
+    assertThat(told).containsExactly("p9 PreemptedSlurmJob");
+    assertThat(meters.find("kse.preemptions").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aReplicaThatIsNotTheWriterChargesItsLedgerButTellsNobody() {
+    writer.set(false);
+    preemption(attribution(j -> true));
+    assertThat(gpusCharged()).as("budgets hold across a fail-over").isEqualTo(8);
+    assertThat(told).isEmpty();
+  }
+
+  @Test
+  void aJobThatOnlyClaimsToBeOursIsChargedToNobody() {
+    preemption(attribution(j -> false));
+    assertThat(gpusCharged()).isZero();
+    assertThat(told).isEmpty();
+  }
+}
