@@ -63,6 +63,11 @@ final class DeferredSlurmClient implements SlurmClient {
   }
 
   @Override
+  public java.util.Map<Long, io.kse.slurm.JobState> jobStates(java.util.Collection<Long> ids) {
+    return d().jobStates(ids);
+  }
+
+  @Override
   public void cancel(long jobId) {
     d().cancel(jobId);
   }

@@ -127,6 +127,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public java.util.Map<Long, io.kse.slurm.JobState> jobStates(java.util.Collection<Long> ids) {
+    return call("job_states", true, () -> delegate.jobStates(ids));
+  }
+
+  @Override
   public void cancel(long jobId) {
     run("cancel", () -> delegate.cancel(jobId));
   }

@@ -47,14 +47,17 @@ final class SlurmJson {
           "gres_detail",
           "user_name");
 
+  /** A job's base state from {@code job_state}: a string, or a list of state and flags. */
+  static JobState state(JsonNode j) {
+    return strings(j.path("job_state")).stream()
+        .map(JobState::parse)
+        .filter(s -> s != JobState.UNKNOWN)
+        .findFirst()
+        .orElse(JobState.UNKNOWN);
+  }
+
   static SlurmJob job(JsonNode j) {
-    List<String> states = strings(j.path("job_state"));
-    JobState state =
-        states.stream()
-            .map(JobState::parse)
-            .filter(s -> s != JobState.UNKNOWN)
-            .findFirst()
-            .orElse(JobState.UNKNOWN);
+    JobState state = state(j);
     Instant submit = time(j.path("submit_time")).orElse(Instant.EPOCH);
     Optional<Instant> start = time(j.path("start_time"));
     Optional<Instant> end = time(j.path("end_time"));

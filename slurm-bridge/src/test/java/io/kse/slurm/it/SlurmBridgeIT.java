@@ -178,6 +178,62 @@ class SlurmBridgeIT {
     assertThat(c.jobsChangedSince(before).jobs()).extracting(SlurmJob::id).contains(id);
   }
 
+  /**
+   * Issue 28: the states of many jobs in one call (jobs/state on v0.0.41+, 23.11.5+), its query
+   * form checked live — the OpenAPI document says a comma list ({@code style: form, explode:
+   * false}), slurmctld's source reads each {@code job_id} on its own — and a job Slurm no longer
+   * has left out.
+   */
+  @Test
+  void theStatesOfManyJobsInOneCall() throws Exception {
+    long a = slurm.submit(placeholder("states-a").hold(true).build());
+    long b = slurm.submit(placeholder("states-b").hold(true).build());
+    long c = slurm.submit(placeholder("states-c").hold(true).build());
+    slurm.cancel(c);
+    awaitState(c, JobState.CANCELLED);
+    java.util.Map<Long, JobState> states =
+        slurm.jobStates(java.util.List.of(a, b, c, 999_999_999L));
+    assertThat(states)
+        .containsEntry(a, JobState.PENDING)
+        .containsEntry(b, JobState.PENDING)
+        .containsEntry(c, JobState.CANCELLED)
+        .doesNotContainKey(999_999_999L);
+    if (slurm.apiVersion() != io.kse.slurm.ApiVersion.V0038) {
+      // the two query forms, as slurmrestd answers them: the repeated one is what the client sends
+      String v = slurm.apiVersion().id();
+      String repeated = "?job_id=" + a + "&job_id=" + b;
+      String comma = "?job_id=" + a + "," + b;
+      int byRepeated = jobsIn(rawGet("/slurm/" + v + "/jobs/state/" + repeated));
+      int byComma = jobsIn(rawGet("/slurm/" + v + "/jobs/state/" + comma));
+      System.out.printf(
+          "[measure] Slurm %s jobs/state: repeated job_id form -> %d of 2 jobs, comma form -> %d%n",
+          LocalSlurmCluster.version(), byRepeated, byComma);
+      assertThat(byRepeated).as("the form the client sends").isEqualTo(2);
+    }
+  }
+
+  /** How many jobs an answer lists (-1 if it is not a job list: refused). */
+  static int jobsIn(String body) throws Exception {
+    com.fasterxml.jackson.databind.JsonNode n =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+    return n.path("jobs").isArray() ? n.path("jobs").size() : -1;
+  }
+
+  static String rawGet(String path) throws Exception {
+    java.net.http.HttpRequest req =
+        java.net.http.HttpRequest.newBuilder(cluster.restUrl().resolve(path))
+            .header("X-SLURM-USER-NAME", cluster.env("KSE_LAB_JWT_USER"))
+            .header(
+                "X-SLURM-USER-TOKEN",
+                java.nio.file.Files.readString(
+                        java.nio.file.Path.of(cluster.env("KSE_LAB_JWT_FILE")))
+                    .trim())
+            .build();
+    return java.net.http.HttpClient.newHttpClient()
+        .send(req, java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   @Test
   void aOneSwitchRequestLandsUnderOneLeafSwitch() {
     // the leaf switches of topology/tree are the NVLink domains; 22.05's REST cannot ask for them

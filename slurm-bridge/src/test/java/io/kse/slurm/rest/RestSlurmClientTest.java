@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kse.slurm.ApiVersion;
 import io.kse.slurm.JobListing;
+import io.kse.slurm.JobState;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.JobUpdate;
 import io.kse.slurm.PlaceholderTag;
@@ -18,6 +19,8 @@ import io.kse.slurm.testing.FakeSlurmRestd.Answer;
 import io.kse.slurm.testing.Fixtures;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -281,5 +284,41 @@ class RestSlurmClientTest {
         .isInstanceOf(SlurmRejectedException.class)
         .hasMessageContaining("v0.0.44")
         .hasMessageContaining("v0.0.38");
+  }
+
+  @Test
+  void jobStatesAsksForManyJobsPerCallNamingEachIdAndLeavesOutJobsSlurmHasNot() {
+    java.util.List<Long> ids = new java.util.ArrayList<>();
+    StringBuilder first = new StringBuilder();
+    for (long id = 1; id <= RestSlurmClient.JOB_STATES_PER_CALL; id++) {
+      ids.add(id);
+      first.append(first.length() == 0 ? '?' : '&').append("job_id=").append(id);
+    }
+    ids.add(9001L);
+    restd.on(
+        "GET /slurm/v0.0.45/jobs/state/" + first,
+        Answer.ok(
+            "{\"jobs\":[{\"job_id\":1,\"job_state\":[\"RUNNING\"]},"
+                + "{\"job_id\":2,\"job_state\":[\"PENDING\",\"REQUEUED\"]}]}"));
+    restd.on(
+        "GET /slurm/v0.0.45/jobs/state/?job_id=9001",
+        Answer.ok("{\"jobs\":[{\"job_id\":9001,\"job_state\":\"CANCELLED\"}]}"));
+    Map<Long, JobState> states = client(ApiVersion.V0045).jobStates(ids);
+    assertThat(states)
+        .containsExactly(
+            Map.entry(1L, JobState.RUNNING),
+            Map.entry(2L, JobState.PENDING),
+            Map.entry(9001L, JobState.CANCELLED));
+    assertThat(restd.requests()).as("201 ids: two calls").hasSize(2);
+  }
+
+  @Test
+  void jobStatesOn2205AsksJobByJob() {
+    restd.on("GET /slurm/v0.0.38/job/7", Answer.ok(Fixtures.text("v0.0.38", "job-held.json")));
+    restd.on(
+        "GET /slurm/v0.0.38/job/8",
+        new Answer(
+            500, "{\"errors\":[{\"errno\":2017,\"error\":\"Invalid job id specified\"}]}", 0));
+    assertThat(client(ApiVersion.V0038).jobStates(List.of(7L, 8L))).containsOnlyKeys(7L);
   }
 }

@@ -46,6 +46,12 @@ public class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public java.util.Map<Long, io.kse.slurm.JobState> jobStates(java.util.Collection<Long> ids) {
+    before();
+    return delegate.jobStates(ids);
+  }
+
+  @Override
   public void cancel(long jobId) {
     before();
     delegate.cancel(jobId);
