@@ -68,6 +68,11 @@ final class DeferredSlurmClient implements SlurmClient {
   }
 
   @Override
+  public io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
+    return d().nodesChangedSince(since);
+  }
+
+  @Override
   public void cancel(long jobId) {
     d().cancel(jobId);
   }

@@ -44,6 +44,14 @@ public interface SlurmClient extends AutoCloseable {
   /** All nodes. */
   List<SlurmNode> nodes();
 
+  /**
+   * All nodes if any changed since {@code since}, else {@link NodeListing#unchanged}. This default
+   * always lists them (a client without the query).
+   */
+  default NodeListing nodesChangedSince(Instant since) {
+    return new NodeListing(true, nodes(), Instant.now().minusSeconds(1));
+  }
+
   /** All partitions, with their preemption settings. */
   List<SlurmPartition> partitions();
 

@@ -2,6 +2,7 @@ package io.kse.slurm.cache;
 
 import io.kse.slurm.JobListing;
 import io.kse.slurm.MetricNames;
+import io.kse.slurm.NodeListing;
 import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
@@ -31,9 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Slurm's jobs and nodes in memory, so that kube-scheduler requests are answered without calling
- * Slurm. One thread polls: jobs with {@code update_time} (an unchanged queue costs one 304), nodes
- * every round, and a full job listing every resync interval. Readers see an immutable snapshot
- * swapped in atomically, with O(1) lookups by job id, by pod UID and by node name.
+ * Slurm. One thread polls: jobs and nodes with {@code update_time} (an unchanged queue or node
+ * table costs one small answer), and full listings every resync interval. Readers see an immutable
+ * snapshot swapped in atomically, with O(1) lookups by job id, by pod UID and by node name.
  *
  * <p>A job missing from one listing is not reported gone: slurmctld restarting, or a listing racing
  * a purge, must not look like "the job ended". Only a second full listing without it confirms
@@ -84,6 +85,7 @@ public final class SlurmStateCache implements AutoCloseable {
 
   // poller-thread state
   private Instant since = Instant.EPOCH;
+  private Instant nodesSince = Instant.EPOCH;
   private Instant lastFullListing = Instant.EPOCH;
   private Set<Long> missingOnce = new HashSet<>();
 
@@ -225,7 +227,7 @@ public final class SlurmStateCache implements AutoCloseable {
     Instant now = clock.instant();
     boolean full = Duration.between(lastFullListing, now).compareTo(resyncInterval) >= 0;
     JobListing listing = client.jobsChangedSince(full ? Instant.EPOCH : since);
-    List<SlurmNode> nodes = client.nodes();
+    NodeListing nodes = client.nodesChangedSince(full ? Instant.EPOCH : nodesSince);
     Instant observed = clock.instant();
     Snapshot old = snapshot;
     List<JobChange> jobChanges = new ArrayList<>();
@@ -235,13 +237,18 @@ public final class SlurmStateCache implements AutoCloseable {
       lastFullListing = now;
       jobs = merge(old, listing, observed, jobChanges);
     }
-    Map<String, SlurmNode> nodeMap = new HashMap<>();
-    nodes.forEach(n -> nodeMap.put(n.name(), n));
+    Map<String, SlurmNode> nodeMap = old.nodes();
+    if (nodes.changed()) { // the node table only when a node changed (steady: one small answer)
+      nodesSince = nodes.asOf();
+      Map<String, SlurmNode> byName = new HashMap<>();
+      nodes.nodes().forEach(n -> byName.put(n.name(), n));
+      nodeMap = Map.copyOf(byName);
+    }
     snapshot =
         new Snapshot(
             jobs,
             jobs == old.jobs() ? old.jobByKey() : indexByKey(jobs.values()),
-            Map.copyOf(nodeMap),
+            nodeMap,
             observed);
     jobsSynced = true;
     nodesSynced = true;

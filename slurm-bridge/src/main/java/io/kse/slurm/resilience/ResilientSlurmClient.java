@@ -132,6 +132,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
+    return call("list_nodes", true, () -> delegate.nodesChangedSince(since));
+  }
+
+  @Override
   public void cancel(long jobId) {
     run("cancel", () -> delegate.cancel(jobId));
   }

@@ -120,4 +120,24 @@ class SlurmStateCacheTest {
   }
 
   /** A clock tests move by hand. */
+
+  /** Issue 28: an unchanged node table costs one small answer a poll, not the whole table. */
+  @Test
+  void theNodeTableIsReadOnlyWhenANodeChangedAndAtEachResync() {
+    cache.pollOnce();
+    assertThat(slurm.nodeTableCalls()).isEqualTo(1);
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofMillis(500));
+      cache.pollOnce();
+    }
+    assertThat(slurm.nodeTableCalls()).as("nothing changed").isEqualTo(1);
+    slurm.drain("gpu-node-1", "bad GPU");
+    cache.pollOnce();
+    assertThat(slurm.nodeTableCalls()).isEqualTo(2);
+    assertThat(cache.node("gpu-node-1").orElseThrow().isDraining()).isTrue();
+    assertThat(cache.node("gpu-node-0")).as("the others kept").isPresent();
+    clock.advance(Duration.ofSeconds(31));
+    cache.pollOnce();
+    assertThat(slurm.nodeTableCalls()).as("the resync lists it whole").isEqualTo(3);
+  }
 }

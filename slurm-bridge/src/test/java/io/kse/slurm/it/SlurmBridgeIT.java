@@ -212,6 +212,33 @@ class SlurmBridgeIT {
     }
   }
 
+  /**
+   * Issue 28: nodes listed with update_time, on every version: an unchanged table is one small
+   * answer, a drained node lists it again.
+   */
+  @Test
+  void theNodeTableIsListedOnlyWhenANodeChanged() throws Exception {
+    Thread.sleep(2_100); // slurmctld's times are whole seconds: let earlier changes be older
+    java.time.Instant since = java.time.Instant.now().minusSeconds(1);
+    boolean v38 = slurm.apiVersion() == io.kse.slurm.ApiVersion.V0038;
+    assertThat(slurm.nodesChangedSince(since).changed())
+        .as("nothing changed (22.05: always the whole table, see RestSlurmClient)")
+        .isEqualTo(v38);
+    List<io.kse.slurm.SlurmNode> all = slurm.nodes();
+    String node = all.get(all.size() - 1).name();
+    try {
+      cluster.cli("scontrol", "update", "nodename=" + node, "state=drain", "reason=kse-IT");
+      io.kse.slurm.NodeListing after = slurm.nodesChangedSince(since);
+      assertThat(after.changed()).isTrue();
+      assertThat(after.nodes())
+          .filteredOn(n -> n.name().equals(node))
+          .singleElement()
+          .satisfies(n -> assertThat(n.isDraining()).isTrue());
+    } finally {
+      cluster.cli("scontrol", "update", "nodename=" + node, "state=resume");
+    }
+  }
+
   /** How many jobs an answer lists (-1 if it is not a job list: refused). */
   static int jobsIn(String body) throws Exception {
     com.fasterxml.jackson.databind.JsonNode n =

@@ -321,4 +321,21 @@ class RestSlurmClientTest {
             500, "{\"errors\":[{\"errno\":2017,\"error\":\"Invalid job id specified\"}]}", 0));
     assertThat(client(ApiVersion.V0038).jobStates(List.of(7L, 8L))).containsOnlyKeys(7L);
   }
+
+  @Test
+  void nodesAreListedOnlyWhenOneChangedWhereSlurmrestdCanSay() {
+    Instant since = Instant.ofEpochSecond(Instant.now().getEpochSecond() - 10);
+    String nodes = Fixtures.text("v0.0.45", "nodes.json");
+    String unchanged =
+        "{\"nodes\":[],\"warnings\":[{\"description\":\"No node changes since update_time\"}]}";
+    RestSlurmClient c = client(ApiVersion.V0045);
+    String query = "GET /slurm/v0.0.45/nodes/?update_time=" + c.updateTime(since, Instant.now());
+    restd.on(query, Answer.ok(unchanged));
+    assertThat(c.nodesChangedSince(since).changed()).isFalse();
+    restd.on(query, Answer.ok(nodes));
+    assertThat(c.nodesChangedSince(since).nodes()).isNotEmpty();
+    // 22.05 cannot say (its answer to an unchanged partition table is an error): the whole table
+    restd.on("GET /slurm/v0.0.38/nodes", Answer.ok(Fixtures.text("v0.0.38", "nodes.json")));
+    assertThat(client(ApiVersion.V0038).nodesChangedSince(since).changed()).isTrue();
+  }
 }

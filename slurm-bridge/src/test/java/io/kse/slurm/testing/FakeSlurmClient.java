@@ -318,6 +318,25 @@ public final class FakeSlurmClient implements SlurmClient {
     return List.copyOf(nodes.values());
   }
 
+  /** Node tables listed so far (an unchanged answer is not one). */
+  public synchronized int nodeTableCalls() {
+    return nodeTableCalls;
+  }
+
+  private int nodeTableCalls;
+  private Instant lastNodeChange = Instant.EPOCH;
+
+  @Override
+  public synchronized io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
+    check();
+    if (!since.equals(Instant.EPOCH) && !lastNodeChange.isAfter(since)) {
+      return io.kse.slurm.NodeListing.unchanged(since);
+    }
+    nodeTableCalls++;
+    Instant asOf = (lastNodeChange.isAfter(Instant.EPOCH) ? lastNodeChange : clock.instant());
+    return new io.kse.slurm.NodeListing(true, List.copyOf(nodes.values()), asOf.minusSeconds(1));
+  }
+
   private final List<io.kse.slurm.SlurmPartition> partitions =
       new ArrayList<>(
           List.of(
@@ -353,6 +372,7 @@ public final class FakeSlurmClient implements SlurmClient {
       throw new SlurmNotFoundException("fake: no node " + node);
     }
     nodes.put(node, node(node, n.state(), Set.of("DRAIN"), reason));
+    lastNodeChange = clock.instant();
   }
 
   @Override
@@ -363,12 +383,14 @@ public final class FakeSlurmClient implements SlurmClient {
       throw new SlurmNotFoundException("fake: no node " + node);
     }
     nodes.put(node, node(node, "idle", Set.of(), ""));
+    lastNodeChange = clock.instant();
   }
 
   /** The node as slurmctld sees it now, e.g. {@code down}, or {@code idle} + NOT_RESPONDING. */
   public synchronized void setNodeState(String node, String state, Set<String> flags) {
     SlurmNode n = nodes.get(node);
     nodes.put(node, node(node, state, flags, n.reason()));
+    lastNodeChange = clock.instant();
   }
 
   @Override

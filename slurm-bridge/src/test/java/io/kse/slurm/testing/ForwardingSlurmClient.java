@@ -52,6 +52,12 @@ public class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
+    before();
+    return delegate.nodesChangedSince(since);
+  }
+
+  @Override
   public void cancel(long jobId) {
     before();
     delegate.cancel(jobId);
