@@ -227,17 +227,7 @@ class GroupsE2E extends Scenario {
   @Test
   void aGroupWaitsWholeUntilSlurmHasRoomForAllOfIt() {
     assumeTrue(stack.managed(), "fills nodes with sbatch jobs: needs the local Slurm CLI");
-    List<String> gpu = stack.gpuNodes();
-    List<Long> fillers = new ArrayList<>();
-    for (String node : gpu.subList(0, gpu.size() - 2)) {
-      fillers.add(sbatch("inference", node));
-    }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                fillers.stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    List<Long> fillers = fillAllButTwoGpuNodes();
     for (int i = 0; i < 3; i++) {
       create(member("trio", 3, i));
     }
@@ -371,6 +361,22 @@ class GroupsE2E extends Scenario {
     System.out.println("members bound when the extender was killed: " + boundAtKill + " of 4");
   }
 
+  /** Work nobody may preempt on every GPU node but two, running; returns the job ids. */
+  List<Long> fillAllButTwoGpuNodes() {
+    List<String> gpu = stack.gpuNodes();
+    List<Long> fillers = new ArrayList<>();
+    for (String node : gpu.subList(0, gpu.size() - 2)) {
+      fillers.add(sbatch("inference", node));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                fillers.stream()
+                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    return fillers;
+  }
+
   /** A plain pod of group {@code group} (size {@code size}) indexed by its name, asking GPUs. */
   PodBuilder byName(String name, String group, int size, int gpus) {
     return inferencePod(name, gpus)
@@ -502,17 +508,7 @@ class GroupsE2E extends Scenario {
   @Test
   void aGroupMadeInvalidWhileItsJobPendsNeverHoldsNodesForNobody() {
     assumeTrue(stack.managed(), "fills nodes with sbatch jobs: needs the local Slurm CLI");
-    List<String> gpu = stack.gpuNodes();
-    List<Long> fillers = new ArrayList<>();
-    for (String node : gpu.subList(0, gpu.size() - 2)) {
-      fillers.add(sbatch("inference", node));
-    }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                fillers.stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+    fillAllButTwoGpuNodes();
     for (String n : List.of("shape-a", "shape-b", "shape-c")) {
       create(byName(n, "shape", 3, 8));
     }

@@ -47,50 +47,6 @@ public record SlurmJob(
     user = user == null ? "" : user;
   }
 
-  /** A job whose submitting user is not known. */
-  public SlurmJob(
-      long id,
-      String name,
-      String comment,
-      JobState state,
-      String stateReason,
-      String partition,
-      String qos,
-      List<String> nodes,
-      int nodeCount,
-      Instant submitTime,
-      Optional<Instant> startTime,
-      Optional<Instant> endTime,
-      int restartCount,
-      String tresPerNode,
-      String features,
-      long priority,
-      Instant lastChange,
-      Optional<Instant> preemptTime,
-      List<String> gresDetail) {
-    this(
-        id,
-        name,
-        comment,
-        state,
-        stateReason,
-        partition,
-        qos,
-        nodes,
-        nodeCount,
-        submitTime,
-        startTime,
-        endTime,
-        restartCount,
-        tresPerNode,
-        features,
-        priority,
-        lastChange,
-        preemptTime,
-        gresDetail,
-        "");
-  }
-
   /** A job not chosen for preemption, whose per-node GRES is not known. */
   public SlurmJob(
       long id,
@@ -129,7 +85,8 @@ public record SlurmJob(
         priority,
         lastChange,
         Optional.empty(),
-        List.of());
+        List.of(),
+        "");
   }
 
   /**

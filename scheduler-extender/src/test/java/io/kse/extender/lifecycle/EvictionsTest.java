@@ -10,49 +10,28 @@ import io.kse.slurm.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Evictions on their own: one attempt at a time, backoff on a PDB refusal, the override. */
 class EvictionsTest {
   final MutableClock clock = new MutableClock(Instant.parse("2026-11-25T12:00:00Z"));
-  final List<String> calls = new ArrayList<>();
-  PodActions.EvictResult answer = PodActions.EvictResult.BLOCKED_BY_PDB;
-  final PodActions actions =
-      new PodActions() {
-        @Override
-        public void event(PodRef pod, EventReason reason, String message) {
-          calls.add("event " + reason.reason());
-        }
+  final RecordingPodActions actions = new RecordingPodActions();
+  final List<String> calls = actions.calls;
 
-        @Override
-        public EvictResult evict(PodRef pod, String reason) {
-          calls.add("evict");
-          return answer;
-        }
+  {
+    actions.evictAnswer = PodActions.EvictResult.BLOCKED_BY_PDB;
+  }
 
-        @Override
-        public boolean delete(PodRef pod, String reason) {
-          calls.add("delete");
-          return true;
-        }
-
-        @Override
-        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-          return true;
-        }
-
-        @Override
-        public void ungate(PodRef pod) {}
-
-        @Override
-        public void condition(PodRef pod, boolean allocated, String reason, String message) {}
-      };
   final Evictions evictions =
       new Evictions(
           actions, new ExtenderMetrics(new SimpleMeterRegistry()), clock, Duration.ofSeconds(60));
   final PodRef pod = new PodRef("serving", "llm-0", "u-1");
+
+  /** The calls without their messages. */
+  List<String> kinds() {
+    return calls.stream().map(c -> c.contains(":") ? c.substring(0, c.indexOf(':')) : c).toList();
+  }
 
   void attempt() {
     if (evictions.claim("u-1")) {
@@ -63,13 +42,13 @@ class EvictionsTest {
   @Test
   void aRefusedEvictionIsRetriedWithBackoffAndThePodDeletedOnceTheOverrideIsDue() {
     attempt();
-    assertThat(calls).containsExactly("event SlurmJobEnded", "evict", "event EvictionBlocked");
+    assertThat(kinds()).containsExactly("event SlurmJobEnded", "evict", "event EvictionBlocked");
     calls.clear();
     attempt(); // the same instant: not due
     assertThat(calls).isEmpty();
     clock.advance(Duration.ofSeconds(1));
     attempt();
-    assertThat(calls)
+    assertThat(kinds())
         .as("2nd attempt, said again (1st, 2nd, 4th…)")
         .containsExactly("evict", "event EvictionBlocked");
     calls.clear();
@@ -78,12 +57,12 @@ class EvictionsTest {
     assertThat(calls).as("not due yet: the backoff doubled").isEmpty();
     clock.advance(Duration.ofSeconds(60));
     attempt();
-    assertThat(calls).containsExactly("evict", "event EvictionBlocked", "delete");
+    assertThat(kinds()).containsExactly("evict", "event EvictionBlocked", "delete");
   }
 
   @Test
   void anAcceptedEvictionIsAskedAgainOnlyAfterTheRecheckAndForgottenWhenThePodIsGone() {
-    answer = PodActions.EvictResult.EVICTED;
+    actions.evictAnswer = PodActions.EvictResult.EVICTED;
     attempt();
     calls.clear();
     clock.advance(Evictions.RECHECK.minusSeconds(1));
@@ -95,7 +74,9 @@ class EvictionsTest {
     evictions.forget("u-1");
     calls.clear();
     attempt();
-    assertThat(calls).as("a new first attempt: said once more").startsWith("event SlurmJobEnded");
+    assertThat(calls)
+        .as("a new first attempt: said once more")
+        .startsWith("event SlurmJobEnded: Slurm job 7 ended; evicting the pod");
   }
 
   @Test

@@ -4,9 +4,6 @@ import static io.kse.extender.lifecycle.PreemptionTrackerTest.T0;
 import static io.kse.extender.lifecycle.PreemptionTrackerTest.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kse.extender.k8s.EventReason;
-import io.kse.extender.k8s.PodActions;
-import io.kse.extender.k8s.PodRef;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PolicyParser;
@@ -17,7 +14,6 @@ import io.kse.slurm.cache.JobChange;
 import io.kse.slurm.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,37 +26,10 @@ import org.junit.jupiter.api.Test;
 class PreemptionAttributionTest {
   final MutableClock clock = new MutableClock(T0.plusSeconds(10));
   final PreemptionLedger ledger = new PreemptionLedger();
-  final List<String> told = new ArrayList<>();
   final AtomicBoolean writer = new AtomicBoolean(true);
   final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  final PodActions actions =
-      new PodActions() {
-        @Override
-        public void event(PodRef pod, EventReason reason, String message) {
-          told.add(pod.name() + " " + reason.reason());
-        }
-
-        @Override
-        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-          return true;
-        }
-
-        @Override
-        public void ungate(PodRef pod) {}
-
-        @Override
-        public EvictResult evict(PodRef pod, String reason) {
-          return EvictResult.EVICTED;
-        }
-
-        @Override
-        public boolean delete(PodRef pod, String reason) {
-          return true;
-        }
-
-        @Override
-        public void condition(PodRef pod, boolean allocated, String reason, String message) {}
-      };
+  final RecordingPodActions actions = new RecordingPodActions();
+  final List<String> told = actions.calls;
 
   PreemptionAttribution attribution(java.util.function.Predicate<SlurmJob> ours) {
     PlacementPolicy policy =
@@ -117,7 +86,10 @@ class PreemptionAttributionTest {
   void theWriterChargesTellsAndCounts() {
     preemption(attribution(j -> true));
     assertThat(gpusCharged()).isEqualTo(8);
-    assertThat(told).containsExactly("p9 PreemptedSlurmJob");
+    assertThat(told)
+        .singleElement()
+        .asString()
+        .startsWith("event PreemptedSlurmJob: Slurm preempted job 1");
     assertThat(meters.find("kse.preemptions").counter().count()).isEqualTo(1);
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.ClusterIdentity;
-import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.testing.Pods;
@@ -28,37 +27,8 @@ class SubmitterTest {
   final PlaceholderRegistry registry = new PlaceholderRegistry();
   final io.kse.slurm.testing.MutableClock clock =
       new io.kse.slurm.testing.MutableClock(java.time.Instant.parse("2026-11-25T12:00:00Z"));
-  final List<String> said = new java.util.ArrayList<>();
-  final PodActions actions =
-      new PodActions() {
-        @Override
-        public void event(PodRef pod, io.kse.extender.k8s.EventReason reason, String message) {
-          said.add(reason.reason() + ": " + message);
-        }
-
-        @Override
-        public void condition(PodRef pod, boolean allocated, String reason, String message) {
-          said.add("condition " + reason);
-        }
-
-        @Override
-        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-          return true;
-        }
-
-        @Override
-        public void ungate(PodRef pod) {}
-
-        @Override
-        public EvictResult evict(PodRef pod, String reason) {
-          return EvictResult.EVICTED;
-        }
-
-        @Override
-        public boolean delete(PodRef pod, String reason) {
-          return true;
-        }
-      };
+  final RecordingPodActions actions = new RecordingPodActions();
+  final List<String> said = actions.calls;
 
   Submitter submitter(Supplier<PlacementPolicy> policy) {
     return new Submitter(
@@ -105,7 +75,7 @@ class SubmitterTest {
         .get()
         .isEqualTo(new PlaceholderState.Submitted(id, "inference", clock.instant()));
     assertThat(fake.client.submissions().get(0).tag().cluster()).contains("c1");
-    assertThat(said).anyMatch(s -> s.startsWith("SlurmJobSubmitted: placeholder submitted"));
+    assertThat(said).anyMatch(s -> s.startsWith("event SlurmJobSubmitted: placeholder submitted"));
   }
 
   @Test
@@ -113,7 +83,7 @@ class SubmitterTest {
     fake.client.failWith(new SlurmRejectedException("Invalid partition name specified"));
     assertThat(submitter(SubmitterTest::policy).submit(placement, List.of(pod))).isZero();
     assertThat(registry.get("u-1")).get().isInstanceOf(PlaceholderState.Rejected.class);
-    assertThat(said).contains("PlacementRejected: Invalid partition name specified");
+    assertThat(said).contains("event PlacementRejected: Invalid partition name specified");
   }
 
   @Test
@@ -154,6 +124,6 @@ class SubmitterTest {
     assertThatThrownBy(() -> submitter(broken).submit(placement, List.of(pod)))
         .hasMessage("a bug in the policy code");
     assertThat(registry.get("u-1")).isEmpty();
-    assertThat(said).noneMatch(s -> s.startsWith("PlacementRejected"));
+    assertThat(said).noneMatch(s -> s.startsWith("event PlacementRejected"));
   }
 }

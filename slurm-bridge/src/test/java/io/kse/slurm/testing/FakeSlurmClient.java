@@ -293,23 +293,24 @@ public final class FakeSlurmClient implements SlurmClient {
             c ->
                 put(
                     new SlurmJob(
-                        j.id(),
-                        j.name(),
-                        c,
-                        j.state(),
-                        j.stateReason(),
-                        j.partition(),
-                        j.qos(),
-                        j.nodes(),
-                        j.nodeCount(),
-                        j.submitTime(),
-                        j.startTime(),
-                        j.endTime(),
-                        j.restartCount(),
-                        j.tresPerNode(),
-                        j.features(),
-                        j.priority(),
-                        clock.instant())));
+                            j.id(),
+                            j.name(),
+                            c,
+                            j.state(),
+                            j.stateReason(),
+                            j.partition(),
+                            j.qos(),
+                            j.nodes(),
+                            j.nodeCount(),
+                            j.submitTime(),
+                            j.startTime(),
+                            j.endTime(),
+                            j.restartCount(),
+                            j.tresPerNode(),
+                            j.features(),
+                            j.priority(),
+                            clock.instant())
+                        .withUser(j.user())));
   }
 
   @Override
