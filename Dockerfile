@@ -15,6 +15,7 @@ COPY .mvn .mvn
 COPY mvnw pom.xml ./
 COPY policy/pom.xml policy/
 COPY slurm-bridge/pom.xml slurm-bridge/
+COPY policy-cli/pom.xml policy-cli/
 COPY scheduler-extender/pom.xml scheduler-extender/
 COPY benchmarks/pom.xml benchmarks/
 RUN ./mvnw -B -q -pl scheduler-extender -am dependency:go-offline -DskipTests || true
