@@ -194,10 +194,12 @@ public final class RestSlurmClient implements SlurmClient {
    */
   @Override
   public NodeListing nodesChangedSince(Instant since) {
-    // 22.05's slurmrestd loads the partitions with the same update_time to fill in each node's
-    // partitions, and answers HTTP 500 (errno -1) when they did not change, whether nodes did or
-    // not (seen live, SlurmBridgeIT): there the whole table is the only reliable answer
-    if (since.getEpochSecond() <= 0 || version == ApiVersion.V0038) {
+    // slurmrestd before 26.05 loads the partitions with the same update_time to fill in each
+    // node's partitions, and answers HTTP 500 ("Unable to query partitions", errno -1) when they
+    // did
+    // not change, whether nodes did or not (seen live on 22.05 and 24.11, SlurmBridgeIT): there the
+    // whole table is the only reliable answer. 26.05 (v0.0.45) answers as jobs do.
+    if (since.getEpochSecond() <= 0 || version.compareTo(ApiVersion.V0045) < 0) {
       return new NodeListing(true, nodes(), Instant.now().minusSeconds(1));
     }
     Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());

@@ -47,9 +47,13 @@ final class SlurmJson {
           "gres_detail",
           "user_name");
 
-  /** A job's base state from {@code job_state}: a string, or a list of state and flags. */
+  /**
+   * A job's base state from {@code job_state} (job listings), or {@code state} ({@code jobs/state},
+   * seen live on 26.05: {@code {"job_id":"1","state":["PENDING"]}}): a string, or a list of the
+   * state and its flags.
+   */
   static JobState state(JsonNode j) {
-    return strings(j.path("job_state")).stream()
+    return strings(j.has("job_state") ? j.path("job_state") : j.path("state")).stream()
         .map(JobState::parse)
         .filter(s -> s != JobState.UNKNOWN)
         .findFirst()

@@ -220,10 +220,10 @@ class SlurmBridgeIT {
   void theNodeTableIsListedOnlyWhenANodeChanged() throws Exception {
     Thread.sleep(2_100); // slurmctld's times are whole seconds: let earlier changes be older
     java.time.Instant since = java.time.Instant.now().minusSeconds(1);
-    boolean v38 = slurm.apiVersion() == io.kse.slurm.ApiVersion.V0038;
+    boolean whole = slurm.apiVersion().compareTo(io.kse.slurm.ApiVersion.V0045) < 0;
     assertThat(slurm.nodesChangedSince(since).changed())
-        .as("nothing changed (22.05: always the whole table, see RestSlurmClient)")
-        .isEqualTo(v38);
+        .as("nothing changed (before 26.05: always the whole table, see RestSlurmClient)")
+        .isEqualTo(whole);
     List<io.kse.slurm.SlurmNode> all = slurm.nodes();
     String node = all.get(all.size() - 1).name();
     try {
@@ -240,10 +240,14 @@ class SlurmBridgeIT {
   }
 
   /** How many jobs an answer lists (-1 if it is not a job list: refused). */
-  static int jobsIn(String body) throws Exception {
-    com.fasterxml.jackson.databind.JsonNode n =
-        new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
-    return n.path("jobs").isArray() ? n.path("jobs").size() : -1;
+  static int jobsIn(String body) {
+    try {
+      com.fasterxml.jackson.databind.JsonNode n =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+      return n != null && n.path("jobs").isArray() ? n.path("jobs").size() : -1;
+    } catch (java.io.IOException e) {
+      return -1; // not JSON: refused (26.05 answers the comma form so)
+    }
   }
 
   static String rawGet(String path) throws Exception {
@@ -256,7 +260,10 @@ class SlurmBridgeIT {
                         java.nio.file.Path.of(cluster.env("KSE_LAB_JWT_FILE")))
                     .trim())
             .build();
-    return java.net.http.HttpClient.newHttpClient()
+    // HTTP/1.1 as the bridge speaks it (the default client's h2c upgrade confuses slurmrestd)
+    return java.net.http.HttpClient.newBuilder()
+        .version(java.net.http.HttpClient.Version.HTTP_1_1)
+        .build()
         .send(req, java.net.http.HttpResponse.BodyHandlers.ofString())
         .body();
   }

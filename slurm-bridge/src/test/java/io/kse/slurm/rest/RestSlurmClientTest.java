@@ -298,11 +298,11 @@ class RestSlurmClientTest {
     restd.on(
         "GET /slurm/v0.0.45/jobs/state/" + first,
         Answer.ok(
-            "{\"jobs\":[{\"job_id\":1,\"job_state\":[\"RUNNING\"]},"
-                + "{\"job_id\":2,\"job_state\":[\"PENDING\",\"REQUEUED\"]}]}"));
+            "{\"jobs\":[{\"job_id\":\"1\",\"state\":[\"RUNNING\"]},"
+                + "{\"job_id\":\"2\",\"state\":[\"PENDING\",\"REQUEUED\"]}]}"));
     restd.on(
         "GET /slurm/v0.0.45/jobs/state/?job_id=9001",
-        Answer.ok("{\"jobs\":[{\"job_id\":9001,\"job_state\":\"CANCELLED\"}]}"));
+        Answer.ok("{\"jobs\":[{\"job_id\":\"9001\",\"state\":[\"CANCELLED\"]}]}"));
     Map<Long, JobState> states = client(ApiVersion.V0045).jobStates(ids);
     assertThat(states)
         .containsExactly(
@@ -334,7 +334,7 @@ class RestSlurmClientTest {
     assertThat(c.nodesChangedSince(since).changed()).isFalse();
     restd.on(query, Answer.ok(nodes));
     assertThat(c.nodesChangedSince(since).nodes()).isNotEmpty();
-    // 22.05 cannot say (its answer to an unchanged partition table is an error): the whole table
+    // before 26.05 slurmrestd cannot say (an unchanged partition table is an error): the table
     restd.on("GET /slurm/v0.0.38/nodes", Answer.ok(Fixtures.text("v0.0.38", "nodes.json")));
     assertThat(client(ApiVersion.V0038).nodesChangedSince(since).changed()).isTrue();
   }
