@@ -167,7 +167,10 @@ public final class SlurmLoad {
                 "X-SLURM-USER-TOKEN",
                 Files.readString(Path.of(stack.env("KSE_LAB_JWT_FILE"))).trim())
             .build();
-    return HttpClient.newHttpClient()
+    // HTTP/1.1 as the bridge speaks it (the default client's h2c upgrade confuses slurmrestd)
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
         .send(req, HttpResponse.BodyHandlers.ofByteArray())
         .body()
         .length;
