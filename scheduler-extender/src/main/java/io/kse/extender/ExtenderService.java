@@ -186,7 +186,7 @@ public final class ExtenderService implements AutoCloseable {
             clock);
     routes.allocationHints(
         new io.kse.extender.http.AllocationHintRoute(
-            hints::allocated, cfg.allocationHint().token(), metrics));
+            hints::allocated, hints::ended, cfg.allocationHint().token(), metrics));
   }
 
   /** Runs the start steps in order; a failure stops what had started and is thrown. */

@@ -10,19 +10,23 @@ import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
 /**
- * {@code POST /hooks/slurm-allocation?job=N}: Slurm's PrologSlurmctld saying it allocated job N
+ * {@code POST /hooks/slurm-allocation?job=N[&event=allocated|end]}: Slurm's PrologSlurmctld saying
+ * it allocated job N, or its EpilogSlurmctld saying job N ended
  * (manifests/slurm/kse-allocation-hint). Only a hint — the cache then looks through slurmrestd as
  * always — but still only from loopback or with the token of {@code
  * KSE_ALLOCATION_HINT_TOKEN_FILE}: a stranger must not make us poll Slurm.
  */
 public final class AllocationHintRoute {
-  private final LongConsumer hints;
+  private final LongConsumer allocated;
+  private final LongConsumer ended;
   private final Optional<byte[]> token;
   private final ExtenderMetrics metrics;
   private volatile Predicate<String> trusted = ExtenderServer::isLoopback;
 
-  public AllocationHintRoute(LongConsumer hints, Optional<String> token, ExtenderMetrics metrics) {
-    this.hints = hints;
+  public AllocationHintRoute(
+      LongConsumer allocated, LongConsumer ended, Optional<String> token, ExtenderMetrics metrics) {
+    this.allocated = allocated;
+    this.ended = ended;
     this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
     this.metrics = metrics;
   }
@@ -50,8 +54,10 @@ public final class AllocationHintRoute {
       }
     }
     String job;
+    String event;
     try {
       job = ctx.request().getParam("job");
+      event = ctx.request().getParam("event", "allocated");
     } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
       metrics.allocationHint("invalid");
       Responses.problem(
@@ -73,7 +79,16 @@ public final class AllocationHintRoute {
               + "'");
       return;
     }
-    hints.accept(Long.parseLong(job));
+    if (!event.equals("allocated") && !event.equals("end")) {
+      metrics.allocationHint("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "event must be allocated or end, got '" + Untrusted.text(event) + "'");
+      return;
+    }
+    (event.equals("end") ? ended : allocated).accept(Long.parseLong(job));
     metrics.allocationHint("accepted");
     ctx.response().setStatusCode(202).end();
   }

@@ -381,9 +381,10 @@ class ExtenderServerTest {
   }
 
   static final List<Long> hinted = new java.util.concurrent.CopyOnWriteArrayList<>();
+  static final List<Long> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
   static final AllocationHintRoute hintsWithToken =
       new AllocationHintRoute(
-          hinted::add, Optional.of("hint-token"), new ExtenderMetrics(registry));
+          hinted::add, ended::add, Optional.of("hint-token"), new ExtenderMetrics(registry));
 
   static HttpResponse<String> hint(String query, String authorization) throws Exception {
     HttpRequest.Builder b =
@@ -401,6 +402,14 @@ class ExtenderServerTest {
   void anAllocationHintFromLoopbackIsTakenAndAMalformedOneNamed() throws Exception {
     hinted.clear();
     assertThat(hint("?job=42", null).statusCode()).isEqualTo(202);
+    assertThat(hinted).containsExactly(42L);
+    // EpilogSlurmctld's hint: the job ended
+    ended.clear();
+    assertThat(hint("?job=43&event=end", null).statusCode()).isEqualTo(202);
+    assertThat(ended).containsExactly(43L);
+    HttpResponse<String> badEvent = hint("?job=44&event=started", null);
+    assertThat(badEvent.statusCode()).isEqualTo(400);
+    assertThat(badEvent.body()).contains("event must be allocated or end").contains("started");
     assertThat(hinted).containsExactly(42L);
     HttpResponse<String> bad = hint("?job=12ab", null);
     assertThat(bad.statusCode()).isEqualTo(400);
@@ -435,7 +444,8 @@ class ExtenderServerTest {
       assertThat(hinted).containsExactly(7L);
       // without a token configured, only loopback may hint
       AllocationHintRoute noToken =
-          new AllocationHintRoute(hinted::add, Optional.empty(), new ExtenderMetrics(registry));
+          new AllocationHintRoute(
+              hinted::add, ended::add, Optional.empty(), new ExtenderMetrics(registry));
       noToken.trust(a -> false);
       server0.allocationHints(noToken);
       HttpResponse<String> refused = hint("?job=8", "Bearer hint-token");

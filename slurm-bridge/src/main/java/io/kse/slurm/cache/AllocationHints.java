@@ -54,7 +54,19 @@ public final class AllocationHints implements AutoCloseable {
 
   /** Slurm says it allocated {@code jobId}: look now, and again until the cache sees it. */
   public void allocated(long jobId) {
-    if (settled(jobId)) {
+    lookUntil(jobId, this::settled);
+  }
+
+  /**
+   * Slurm says {@code jobId} ended (EpilogSlurmctld): look now, and again until the cache sees it
+   * ended or requeued (it shows COMPLETING first).
+   */
+  public void ended(long jobId) {
+    lookUntil(jobId, this::over);
+  }
+
+  private void lookUntil(long jobId, java.util.function.LongPredicate seen) {
+    if (seen.test(jobId)) {
       return; // a regular poll was faster
     }
     long at = 0;
@@ -64,7 +76,7 @@ public final class AllocationHints implements AutoCloseable {
         at += d.toMillis();
         timer.schedule(
             () -> {
-              if (!settled(jobId)) {
+              if (!seen.test(jobId)) {
                 look(jobId);
               }
             },
@@ -93,6 +105,14 @@ public final class AllocationHints implements AutoCloseable {
   private boolean settled(long jobId) {
     Optional<SlurmJob> j = cache.job(jobId);
     return j.map(x -> x.state().holdsNodes() || x.state().isFinal()).orElse(false);
+  }
+
+  /** The cache saw the job end, or go back to pending (requeued): it holds no node any more. */
+  private boolean over(long jobId) {
+    return cache
+        .job(jobId)
+        .map(x -> x.state().isFinal() || x.state() == io.kse.slurm.JobState.PENDING)
+        .orElse(false); // not seen yet: read it (a job Slurm no longer has is left to listings)
   }
 
   @Override

@@ -44,6 +44,29 @@ class AllocationHintsTest {
         .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.RUNNING);
   }
 
+  /** Issue 28: EpilogSlurmctld's hint — the end is seen without waiting for a poll. */
+  @Test
+  void anEndHintMakesTheCacheSeeTheJobEndWithoutWaitingForItsPoll() {
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    slurm.allocate(id, List.of("gpu-node-0"));
+    cache.pollOnce();
+    List<JobChange> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    cache.addJobListener(seen::add);
+    slurm.end(id, JobState.CANCELLED);
+    clock.advance(Duration.ofSeconds(1));
+    hints.allocated(id);
+    assertThat(seen).as("a start hint for a running job looks no more").isEmpty();
+
+    hints.ended(id);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.CANCELLED);
+    assertThat(seen)
+        .singleElement()
+        .satisfies(c -> assertThat(c.after().orElseThrow().state().isFinal()).isTrue());
+  }
+
   @Test
   void aJobStillConfiguringAtTheFirstLookIsLookedForAgain() {
     long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
