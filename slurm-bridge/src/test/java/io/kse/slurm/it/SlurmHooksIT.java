@@ -29,9 +29,11 @@ class SlurmHooksIT {
 
   @BeforeEach
   void listen() throws Exception {
-    // on 24.11 in this rig slurmctld ran the prolog (its log says so) but the script's request
-    // reached the listener in one of three runs only: not understood yet (issue 28's note); 22.05
-    // and 26.05 deliver every hint
+    // on 24.11 two of five runs here lost hints (slurmctld's log says it ran the prolog), both
+    // while
+    // the machine ran another whole test suite; a probe and two quiet runs got every hint. Not
+    // understood yet (issue 28's note): skipped there, so CI does not hang on it; 22.05 and 26.05
+    // delivered every hint in every run
     org.junit.jupiter.api.Assumptions.assumeFalse(
         "24.11".equals(LocalSlurmCluster.version()),
         "24.11: hook delivery from the chrooted slurmctld not understood yet");
