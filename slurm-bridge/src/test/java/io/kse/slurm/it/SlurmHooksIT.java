@@ -53,8 +53,12 @@ class SlurmHooksIT {
 
   @AfterEach
   void stop() throws Exception {
-    Files.deleteIfExists(registration);
-    listener.stop(0);
+    if (registration != null) { // null when the version was skipped before listening
+      Files.deleteIfExists(registration);
+    }
+    if (listener != null) {
+      listener.stop(0);
+    }
   }
 
   long sbatch(String name, String wrap, boolean held) {
