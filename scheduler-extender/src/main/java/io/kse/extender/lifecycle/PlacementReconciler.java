@@ -9,7 +9,6 @@ import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
-import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.policy.Decision;
 import io.kse.policy.PlacementPolicy;
@@ -309,12 +308,5 @@ public final class PlacementReconciler {
     } catch (ClaimProblem | io.kse.policy.PodManifest.Unreadable e) {
       return Optional.empty();
     }
-  }
-
-  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
-  static boolean gated(Pod p) {
-    return p.getSpec().getSchedulingGates() != null
-        && p.getSpec().getSchedulingGates().stream()
-            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 }

@@ -5,6 +5,7 @@ import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
+import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.slurm.SlurmClient;
@@ -277,7 +278,7 @@ final class StepRunner {
         w.jobId(),
         w.node());
     age(pod).ifPresent(metrics::allocated);
-    boolean gated = PlacementReconciler.gated(pod);
+    boolean gated = gated(pod);
     execute(
         ref,
         () -> {
@@ -413,5 +414,12 @@ final class StepRunner {
 
   private Optional<Duration> age(Pod pod) {
     return PlacementObserver.created(pod).map(c -> Duration.between(c, clock.instant()));
+  }
+
+  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
+  static boolean gated(Pod p) {
+    return p.getSpec().getSchedulingGates() != null
+        && p.getSpec().getSchedulingGates().stream()
+            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 }
