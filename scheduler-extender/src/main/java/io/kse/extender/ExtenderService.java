@@ -115,9 +115,7 @@ public final class ExtenderService implements AutoCloseable {
     this.cfg = cfg;
     this.kube = kube;
     this.policy = new PolicyStore(cfg.policyFile()); // an invalid first policy is fatal
-    this.cache =
-        new SlurmStateCache(
-            slurm, cfg.slurm().pollInterval(), cfg.slurm().resyncInterval(), clock, prometheus);
+    this.cache = new SlurmStateCache(slurm, cfg.slurm().cadence(), clock, prometheus);
     this.pods =
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     this.kubeNodes = new NodeInformer(kube);
@@ -146,8 +144,9 @@ public final class ExtenderService implements AutoCloseable {
                 registry,
                 cluster,
                 () -> isWriter.getAsBoolean() && synced.getAsBoolean()),
+            // every job we submit, change or cancel is followed by the cache from that moment
             new PlacementReconciler.Calls(
-                slurm, actions, gpuClaims, passes, workers, metrics, clock),
+                cache.tracking(slurm), actions, gpuClaims, passes, workers, metrics, clock),
             new PlacementReconciler.Settings(
                 policy::placement,
                 ledger,

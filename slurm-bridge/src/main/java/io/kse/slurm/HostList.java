@@ -12,12 +12,20 @@ public final class HostList {
   private HostList() {}
 
   public static List<String> expand(String expression) {
+    return expand(expression, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #expand(String)}, refusing (IllegalArgumentException) an expression of more than
+   * {@code max} names before building them: for expressions from outside.
+   */
+  public static List<String> expand(String expression, int max) {
     List<String> out = new ArrayList<>();
     if (expression == null || expression.isBlank() || expression.equals("(null)")) {
       return out;
     }
     for (String item : splitTopLevel(expression.trim())) {
-      expandItem(item, out);
+      expandItem(item, out, max);
     }
     return out;
   }
@@ -47,9 +55,12 @@ public final class HostList {
     return parts;
   }
 
-  private static void expandItem(String item, List<String> out) {
+  private static void expandItem(String item, List<String> out, int max) {
     int open = item.indexOf('[');
     if (open < 0) {
+      if (out.size() >= max) {
+        throw new IllegalArgumentException("host list of more than " + max + " names");
+      }
       out.add(item);
       return;
     }
@@ -66,7 +77,7 @@ public final class HostList {
       int to = bounds.length == 2 ? Integer.parseInt(bounds[1]) : from;
       for (int i = from; i <= to; i++) {
         // the suffix may hold another bracket group, e.g. rack[1-2]-n[1-4]
-        expandItem(prefix + String.format("%0" + width + "d", i) + suffix, out);
+        expandItem(prefix + String.format("%0" + width + "d", i) + suffix, out, max);
       }
     }
   }

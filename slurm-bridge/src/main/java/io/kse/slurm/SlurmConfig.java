@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param token the JWT itself (when no file is given)
  * @param apiVersion pinned API version; empty to discover the newest the server offers
  * @param caFile PEM CA certificate to trust for an https URL; empty for the JDK's trust store
+ * @param cadence how often the state cache looks at our jobs, the nodes and the whole job table
  */
 public record SlurmConfig(
     URI url,
@@ -33,8 +34,7 @@ public record SlurmConfig(
     Duration retryBackoff,
     Duration circuitOpenFor,
     Optional<Path> caFile,
-    Duration pollInterval,
-    Duration resyncInterval) {
+    StateCadence cadence) {
 
   static final Setting<URI> URL =
       new Setting<>(
@@ -69,9 +69,25 @@ public record SlurmConfig(
   static final Setting<Optional<Path>> CA_FILE =
       Setting.path("KSE_SLURM_CA_FILE", "PEM CA certificate for an https URL");
   static final Setting<Duration> POLL_INTERVAL =
-      Setting.millis("KSE_SLURM_POLL_INTERVAL_MS", "job/node cache poll interval", 500);
+      Setting.millis(
+          "KSE_SLURM_POLL_INTERVAL_MS",
+          "one cache pass: states of our live placeholders, reads of those that changed or pend",
+          500);
+  static final Setting<Duration> RUNNING_READ =
+      Setting.millis(
+          "KSE_SLURM_RUNNING_READ_MS",
+          "a running placeholder is read in full this often (chosen for preemption?)",
+          5000);
+  static final Setting<Duration> NODE_INTERVAL =
+      Setting.millis("KSE_SLURM_NODE_INTERVAL_MS", "the node table this often", 10000);
   static final Setting<Duration> RESYNC_INTERVAL =
-      Setting.millis("KSE_SLURM_RESYNC_INTERVAL_MS", "full job list at least this often", 30000);
+      Setting.millis(
+          "KSE_SLURM_RESYNC_INTERVAL_MS",
+          "safety net: slurmctld's whole job table this often (orphans, lost hooks)",
+          300000);
+  static final Setting<Integer> MAX_READS =
+      Setting.positive(
+          "KSE_SLURM_MAX_READS_PER_POLL", "single-job reads per cache pass; more wait a pass", 32);
 
   /** Every setting of the bridge, in the order the docs list them. */
   static final java.util.List<Setting<?>> SETTINGS =
@@ -89,7 +105,10 @@ public record SlurmConfig(
           CIRCUIT_OPEN,
           CA_FILE,
           POLL_INTERVAL,
-          RESYNC_INTERVAL);
+          RUNNING_READ,
+          NODE_INTERVAL,
+          RESYNC_INTERVAL,
+          MAX_READS);
 
   /** Every variable this record reads, with its one line of documentation (docs and errors). */
   public static final Map<String, String> VARIABLES = docs();
@@ -105,25 +124,6 @@ public record SlurmConfig(
       throw new IllegalArgumentException(
           "a JWT is required: set KSE_SLURM_JWT_FILE or KSE_SLURM_JWT");
     }
-  }
-
-  private static Map<String, String> variables() {
-    Map<String, String> v = new LinkedHashMap<>();
-    v.put("KSE_SLURM_URL", "slurmrestd base URL (required), e.g. http://slurmrestd:6820");
-    v.put("KSE_SLURM_USER", "X-SLURM-USER-NAME header; default: the JWT's user (sun claim)");
-    v.put("KSE_SLURM_JWT_FILE", "file with the JWT, re-read when it changes");
-    v.put("KSE_SLURM_JWT", "the JWT itself, when no file is used");
-    v.put("KSE_SLURM_API_VERSION", "pin v0.0.38 or v0.0.41..v0.0.44; default: discover");
-    v.put("KSE_SLURM_CONNECT_TIMEOUT_MS", "TCP connect timeout (default 2000)");
-    v.put("KSE_SLURM_TIMEOUT_MS", "whole-request timeout (default 5000)");
-    v.put("KSE_SLURM_MAX_IN_FLIGHT", "calls allowed at once; more fail fast (default 32)");
-    v.put("KSE_SLURM_RETRY_ATTEMPTS", "attempts for idempotent calls (default 3)");
-    v.put("KSE_SLURM_RETRY_BACKOFF_MS", "first retry delay, doubled each time (default 200)");
-    v.put("KSE_SLURM_CIRCUIT_OPEN_MS", "how long an open circuit rejects calls (default 5000)");
-    v.put("KSE_SLURM_CA_FILE", "PEM CA certificate for an https URL");
-    v.put("KSE_SLURM_POLL_INTERVAL_MS", "job/node cache poll interval (default 500)");
-    v.put("KSE_SLURM_RESYNC_INTERVAL_MS", "full job list at least this often (default 30000)");
-    return Map.copyOf(v);
   }
 
   /** Reads the {@code KSE_SLURM_*} variables of {@code env}; other variables are ignored. */
@@ -164,14 +164,19 @@ public record SlurmConfig(
             r.problem("KSE_SLURM_CA_FILE=" + f + ": " + e.getMessage());
           }
         });
-    Duration poll = POLL_INTERVAL.read(r);
-    Duration resync = RESYNC_INTERVAL.read(r);
+    StateCadence cadence =
+        StateCadence.of(
+            POLL_INTERVAL.read(r),
+            RUNNING_READ.read(r),
+            NODE_INTERVAL.read(r),
+            RESYNC_INTERVAL.read(r),
+            MAX_READS.read(r));
     if (r.problems().size() > before) {
       return null;
     }
     return new SlurmConfig(
         url, user, tokenFile, token, version, connect, request, inFlight, attempts, backoff, open,
-        ca, poll, resync);
+        ca, cadence);
   }
 
   /**
@@ -209,8 +214,12 @@ public record SlurmConfig(
         Duration.ofMillis(200),
         Duration.ofSeconds(5),
         Optional.empty(),
-        Duration.ofMillis(500),
-        Duration.ofSeconds(30));
+        StateCadence.of(
+            Duration.ofMillis(500),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(10),
+            Duration.ofMinutes(5),
+            32));
   }
 
   public SlurmConfig withApiVersion(ApiVersion v) {
@@ -225,10 +234,6 @@ public record SlurmConfig(
         });
   }
 
-  public SlurmConfig withPollInterval(Duration poll) {
-    return copy(f -> f.pollInterval = poll);
-  }
-
   public SlurmConfig withCircuitOpenFor(Duration open) {
     return copy(f -> f.circuitOpenFor = open);
   }
@@ -239,7 +244,6 @@ public record SlurmConfig(
     Duration connectTimeout;
     Duration requestTimeout;
     Duration circuitOpenFor;
-    Duration pollInterval;
   }
 
   private SlurmConfig copy(java.util.function.Consumer<Fields> change) {
@@ -248,7 +252,6 @@ public record SlurmConfig(
     f.connectTimeout = connectTimeout;
     f.requestTimeout = requestTimeout;
     f.circuitOpenFor = circuitOpenFor;
-    f.pollInterval = pollInterval;
     change.accept(f);
     return new SlurmConfig(
         url,
@@ -263,8 +266,7 @@ public record SlurmConfig(
         retryBackoff,
         f.circuitOpenFor,
         caFile,
-        f.pollInterval,
-        resyncInterval);
+        cadence);
   }
 
   /** Never prints the token. */
@@ -285,8 +287,10 @@ public record SlurmConfig(
         + ", retryAttempts="
         + retryAttempts
         + ", poll="
-        + pollInterval.toMillis()
-        + "ms]";
+        + cadence.poll().toMillis()
+        + "ms, safetyNet="
+        + cadence.safetyNet().toSeconds()
+        + "s]";
   }
 
   private static URI parseUrl(String s) {

@@ -112,6 +112,38 @@ public record SlurmJob(
     return with(lastChange, preemptTime, gresDetail, name);
   }
 
+  /**
+   * The run this job just lost, as it was: running on {@code onNodes}, one restart fewer if Slurm
+   * requeued it, started when Slurm says or, if that is gone with the run, at the epoch (it ran
+   * before it ended; no more is known).
+   */
+  public SlurmJob runBefore(List<String> onNodes, Instant endedBy) {
+    Optional<Instant> started =
+        startTime.filter(t -> !t.isAfter(endedBy)).or(() -> Optional.of(Instant.EPOCH));
+    int restarts = state == JobState.PENDING && restartCount > 0 ? restartCount - 1 : restartCount;
+    return new SlurmJob(
+        id,
+        name,
+        comment,
+        JobState.RUNNING,
+        "None",
+        partition,
+        qos,
+        onNodes,
+        onNodes.size(),
+        submitTime,
+        started,
+        Optional.empty(),
+        restarts,
+        tresPerNode,
+        features,
+        priority,
+        lastChange,
+        Optional.empty(),
+        gresDetail,
+        user);
+  }
+
   private SlurmJob with(
       Instant changed, Optional<Instant> preempt, List<String> detail, String submitter) {
     return new SlurmJob(

@@ -23,7 +23,7 @@ class SlurmConfigTest {
     assertThat(c.apiVersion()).contains(ApiVersion.V0042);
     assertThat(c.requestTimeout()).isEqualTo(Duration.ofSeconds(3));
     assertThat(c.maxInFlight()).isEqualTo(8);
-    assertThat(c.pollInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.cadence().poll()).isEqualTo(Duration.ofMillis(500));
   }
 
   @Test

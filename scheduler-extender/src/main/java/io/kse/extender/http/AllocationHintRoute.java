@@ -2,29 +2,41 @@ package io.kse.extender.http;
 
 import io.kse.extender.log.Untrusted;
 import io.kse.extender.metrics.ExtenderMetrics;
+import io.kse.slurm.HostList;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
 /**
- * {@code POST /hooks/slurm-allocation?job=N[&event=allocated|end]}: Slurm's PrologSlurmctld saying
- * it allocated job N, or its EpilogSlurmctld saying job N ended
- * (manifests/slurm/kse-allocation-hint). Only a hint — the cache then looks through slurmrestd as
- * always — but still only from loopback or with the token of {@code
- * KSE_ALLOCATION_HINT_TOKEN_FILE}: a stranger must not make us poll Slurm.
+ * {@code POST /hooks/slurm-allocation?job=N[&event=allocated|end][&nodes=HOSTLIST]}: Slurm's
+ * PrologSlurmctld saying it allocated job N, or its EpilogSlurmctld saying job N ended on those
+ * nodes (manifests/slurm/kse-allocation-hint; the hook reports every job's end, so that a job
+ * preempted for a placeholder is known without listing everyone's jobs). Only a hint — the cache
+ * then looks through slurmrestd as always — but still only from loopback or with the token of
+ * {@code KSE_ALLOCATION_HINT_TOKEN_FILE}: a stranger must not make us poll Slurm.
  */
 public final class AllocationHintRoute {
+  /** Names in one hint's node list, at most: a job on more nodes than this is not ours to care. */
+  static final int MAX_NODES = 20_000;
+
+  /** Slurm's end of a job, on the nodes it ran on. */
+  @FunctionalInterface
+  public interface EndListener {
+    void ended(long jobId, List<String> nodes);
+  }
+
   private final LongConsumer allocated;
-  private final LongConsumer ended;
+  private final EndListener ended;
   private final Optional<byte[]> token;
   private final ExtenderMetrics metrics;
   private volatile Predicate<String> trusted = ExtenderServer::isLoopback;
 
   public AllocationHintRoute(
-      LongConsumer allocated, LongConsumer ended, Optional<String> token, ExtenderMetrics metrics) {
+      LongConsumer allocated, EndListener ended, Optional<String> token, ExtenderMetrics metrics) {
     this.allocated = allocated;
     this.ended = ended;
     this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
@@ -55,9 +67,11 @@ public final class AllocationHintRoute {
     }
     String job;
     String event;
+    String nodeList;
     try {
       job = ctx.request().getParam("job");
       event = ctx.request().getParam("event", "allocated");
+      nodeList = ctx.request().getParam("nodes", "");
     } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
       metrics.allocationHint("invalid");
       Responses.problem(
@@ -88,7 +102,28 @@ public final class AllocationHintRoute {
           "event must be allocated or end, got '" + Untrusted.text(event) + "'");
       return;
     }
-    (event.equals("end") ? ended : allocated).accept(Long.parseLong(job));
+    List<String> nodes;
+    try {
+      nodes = HostList.expand(nodeList, MAX_NODES);
+    } catch (RuntimeException e) {
+      metrics.allocationHint("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "nodes must be a Slurm host list of at most "
+              + MAX_NODES
+              + " names, got '"
+              + Untrusted.text(nodeList)
+              + "': "
+              + Untrusted.text(String.valueOf(e.getMessage())));
+      return;
+    }
+    if (event.equals("end")) {
+      ended.ended(Long.parseLong(job), nodes);
+    } else {
+      allocated.accept(Long.parseLong(job));
+    }
     metrics.allocationHint("accepted");
     ctx.response().setStatusCode(202).end();
   }

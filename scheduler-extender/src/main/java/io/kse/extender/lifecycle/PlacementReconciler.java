@@ -240,6 +240,8 @@ public final class PlacementReconciler {
 
   /** The new writer converges everything, exactly as after any other missed change. */
   public void takeOver() {
+    // the previous writer's placeholders may be unknown here: slurmctld's whole job table once
+    views.cache().resyncSoon();
     LOG.info("writer_takeover placementsQueued={}", reconcileAll());
   }
 

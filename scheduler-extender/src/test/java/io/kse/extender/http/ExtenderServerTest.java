@@ -384,7 +384,10 @@ class ExtenderServerTest {
   static final List<Long> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
   static final AllocationHintRoute hintsWithToken =
       new AllocationHintRoute(
-          hinted::add, ended::add, Optional.of("hint-token"), new ExtenderMetrics(registry));
+          hinted::add,
+          (job, nodes) -> ended.add(job),
+          Optional.of("hint-token"),
+          new ExtenderMetrics(registry));
 
   static HttpResponse<String> hint(String query, String authorization) throws Exception {
     HttpRequest.Builder b =
@@ -445,7 +448,10 @@ class ExtenderServerTest {
       // without a token configured, only loopback may hint
       AllocationHintRoute noToken =
           new AllocationHintRoute(
-              hinted::add, ended::add, Optional.empty(), new ExtenderMetrics(registry));
+              hinted::add,
+              (job, nodes) -> ended.add(job),
+              Optional.empty(),
+              new ExtenderMetrics(registry));
       noToken.trust(a -> false);
       server0.allocationHints(noToken);
       HttpResponse<String> refused = hint("?job=8", "Bearer hint-token");

@@ -488,6 +488,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     long id = submitted(pod("llm-0", "uid-1", Map.of()));
     cache.pollOnce();
     slurm.requeue(training);
+    cache.endedElsewhere(training, List.of("gpu-node-1")); // Slurm's end hook
     slurm.allocate(id, List.of("gpu-node-1"));
     cache.pollOnce();
     assertThat(actions)

@@ -162,7 +162,7 @@ abstract class ReconcilerFixture {
             io.kse.extender.k8s.ClusterIdentity.of(CLUSTER),
             writer::get),
         new PlacementReconciler.Calls(
-            slurm,
+            cache.tracking(slurm),
             podActions,
             io.kse.extender.dra.GpuClaims.none(),
             new DirectExecutor(),
@@ -265,6 +265,7 @@ abstract class ReconcilerFixture {
     long id = submitted(pod("llm-0", "uid-1", Map.of()));
     cache.pollOnce();
     slurm.requeue(training);
+    cache.endedElsewhere(training, List.of(trainingNode)); // Slurm's end hook
     slurm.allocate(id, List.of(placeholderNode));
     cache.pollOnce();
     return training;

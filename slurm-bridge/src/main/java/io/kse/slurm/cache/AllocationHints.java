@@ -58,11 +58,17 @@ public final class AllocationHints implements AutoCloseable {
   }
 
   /**
-   * Slurm says {@code jobId} ended (EpilogSlurmctld): look now, and again until the cache sees it
-   * ended or requeued (it shows COMPLETING first).
+   * Slurm says {@code jobId} ended on {@code nodes} (EpilogSlurmctld, for every job): one of ours
+   * is looked at now, and again until the cache sees it ended or requeued (it shows COMPLETING
+   * first); another user's is left to the cache, which reads it only if it may have been preempted
+   * for us.
    */
-  public void ended(long jobId) {
-    lookUntil(jobId, this::over);
+  public void ended(long jobId, List<String> nodes) {
+    if (cache.knows(jobId)) {
+      lookUntil(jobId, this::over);
+    } else {
+      cache.endedElsewhere(jobId, nodes);
+    }
   }
 
   private void lookUntil(long jobId, java.util.function.LongPredicate seen) {

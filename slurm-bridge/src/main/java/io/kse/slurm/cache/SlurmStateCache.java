@@ -1,6 +1,8 @@
 package io.kse.slurm.cache;
 
+import io.kse.slurm.ApiVersion;
 import io.kse.slurm.JobListing;
+import io.kse.slurm.JobState;
 import io.kse.slurm.MetricNames;
 import io.kse.slurm.NodeListing;
 import io.kse.slurm.PlaceholderOwner;
@@ -9,6 +11,7 @@ import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
+import io.kse.slurm.StateCadence;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -23,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,17 +35,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Slurm's jobs and nodes in memory, so that kube-scheduler requests are answered without calling
- * Slurm. One thread polls: jobs and nodes with {@code update_time} (an unchanged queue or node
- * table costs one small answer), and full listings every resync interval. Readers see an immutable
- * snapshot swapped in atomically, with O(1) lookups by job id, by pod UID and by node name.
+ * Our placeholder jobs and Slurm's nodes in memory, so that kube-scheduler requests are answered
+ * without calling Slurm. Readers see an immutable snapshot swapped in atomically, with O(1) lookups
+ * by job id, by placement key and by node name.
  *
- * <p>A job missing from one listing is not reported gone: slurmctld restarting, or a listing racing
- * a purge, must not look like "the job ended". Only a second full listing without it confirms
- * removal.
+ * <p>What it costs slurmctld grows with our own jobs, not with the cluster ({@link StateCadence}):
+ * each pass checks the states of our live placeholders ({@code jobs/state}, 200 ids a call, where
+ * slurmrestd has it: v0.0.41+) and reads in full only the ones whose state changed, the ones we
+ * wait on and, slowly, the running ones; slurmctld's whole job table, whose size is everyone's
+ * jobs, is read only at start, on {@link #resyncSoon()} (takeover) and every safety-net period,
+ * which is what finds orphans and whatever a lost hook missed. Jobs become known when we submit
+ * them ({@link #tracking}), when a hint names them, or from that listing.
+ *
+ * <p>A job missing once is not reported gone: slurmctld restarting, or an answer racing a purge,
+ * must not look like "the job ended". A second miss, from any check, confirms removal.
+ *
+ * <p>Other users' jobs are not kept. The one thing this cache needs of them, which job a
+ * placeholder preempted, comes from Slurm's end hook ({@link #endedElsewhere}): the job is read
+ * once and, if it lost its run, reported to the job listeners as the change from that run.
  */
 public final class SlurmStateCache implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SlurmStateCache.class);
+
+  /** A job that changed is checked every pass for this long: more changes usually follow. */
+  static final Duration HOT_AFTER_CHANGE = Duration.ofSeconds(10);
+
+  /** How long an end hint of another user's job waits for that job to settle. */
+  static final Duration END_HINT_TTL = Duration.ofSeconds(60);
 
   /** Listener of job changes; called on the poller thread, in observation order. */
   @FunctionalInterface
@@ -55,7 +75,7 @@ public final class SlurmStateCache implements AutoCloseable {
     void onNodeChange(Optional<SlurmNode> before, Optional<SlurmNode> after);
   }
 
-  /** One consistent view of Slurm. */
+  /** One consistent view of Slurm: our placeholders and every node. */
   public record Snapshot(
       Map<Long, SlurmJob> jobs,
       Map<String, Long> jobByKey,
@@ -64,9 +84,11 @@ public final class SlurmStateCache implements AutoCloseable {
     static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Instant.EPOCH);
   }
 
+  /** Another user's job that Slurm's end hook named, on these nodes, at that time. */
+  private record EndHint(List<String> nodes, Instant at) {}
+
   private final SlurmClient client;
-  private final Duration pollInterval;
-  private final Duration resyncInterval;
+  private final StateCadence cadence;
   private final Clock clock;
   private final List<JobListener> jobListeners = new CopyOnWriteArrayList<>();
   private final List<NodeListener> nodeListeners = new CopyOnWriteArrayList<>();
@@ -83,25 +105,28 @@ public final class SlurmStateCache implements AutoCloseable {
   private volatile Instant lastSuccess = Instant.EPOCH;
   private volatile Optional<SlurmException> lastError = Optional.empty();
 
-  // poller-thread state
-  private Instant since = Instant.EPOCH;
+  // written by any thread: jobs we just submitted or changed, or that a hint named
+  private final Set<Long> tracked = ConcurrentHashMap.newKeySet();
+  private final Map<Long, Instant> hotUntil = new ConcurrentHashMap<>();
+  private final Map<Long, EndHint> endHints = new ConcurrentHashMap<>();
+  private volatile boolean resyncRequested = true;
+
+  // poller-thread state (under the lock)
   private Instant nodesSince = Instant.EPOCH;
   private Instant lastFullListing = Instant.EPOCH;
-  private Set<Long> missingOnce = new HashSet<>();
+  private Instant lastNodeListing = Instant.EPOCH;
+  private final Map<Long, Instant> lastRead = new HashMap<>();
+  private final Map<Long, Instant> lastStateCheck = new HashMap<>();
+  private final Set<Long> missingOnce = new HashSet<>();
 
   public SlurmStateCache(
-      SlurmClient client,
-      Duration pollInterval,
-      Duration resyncInterval,
-      Clock clock,
-      MeterRegistry registry) {
+      SlurmClient client, StateCadence cadence, Clock clock, MeterRegistry registry) {
     this.client = client;
-    this.pollInterval = pollInterval;
-    this.resyncInterval = resyncInterval;
+    this.cadence = cadence;
     this.clock = clock;
     this.pollTimer =
         Timer.builder(MetricNames.CACHE_POLL)
-            .description("One poll of Slurm's jobs and nodes")
+            .description("One pass of the Slurm state cache: checks, reads, listings due")
             .serviceLevelObjectives(
                 Duration.ofMillis(5),
                 Duration.ofMillis(20),
@@ -124,16 +149,16 @@ public final class SlurmStateCache implements AutoCloseable {
                 Duration.ofSeconds(5))
             .register(registry);
     Gauge.builder(MetricNames.CACHE_AGE, this, c -> c.age().toMillis() / 1000.0)
-        .description("Seconds since the last successful poll of Slurm")
+        .description("Seconds since the last successful pass over Slurm")
         .baseUnit("seconds")
         .register(registry);
     Gauge.builder(MetricNames.CACHE_JOBS, this, c -> c.snapshot.jobs().size())
-        .description("Jobs in the Slurm cache")
+        .description("Placeholder jobs of ours in the Slurm cache")
         .register(registry);
     Gauge.builder(MetricNames.IMPOSTOR_JOBS, this, SlurmStateCache::impostors)
         .description(
             "Jobs whose comment carries this cluster's placeholder tag but that another Slurm user"
-                + " submitted: ignored, never cancelled")
+                + " submitted: ignored, never cancelled (counted at each full listing)")
         .register(registry);
     this.poller =
         Executors.newSingleThreadScheduledExecutor(
@@ -142,6 +167,16 @@ public final class SlurmStateCache implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+  }
+
+  /** A cache that looks at everything every pass (tests, tools): {@link StateCadence#everyPass}. */
+  public SlurmStateCache(
+      SlurmClient client,
+      Duration pollInterval,
+      Duration resyncInterval,
+      Clock clock,
+      MeterRegistry registry) {
+    this(client, StateCadence.everyPass(pollInterval, resyncInterval), clock, registry);
   }
 
   public void addJobListener(JobListener l) {
@@ -153,9 +188,9 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /**
-   * Polls once more on the poller thread, soon: someone hinted that Slurm just changed (an
-   * allocation hint). Calls while one is queued fold into it, and it runs at least {@code minGap}
-   * after the previous poll ended, so a flood of hints adds at most one poll per {@code minGap}.
+   * Runs one more pass on the poller thread, soon: someone hinted that Slurm just changed. Calls
+   * while one is queued fold into it, and it runs at least {@code minGap} after the previous pass
+   * ended, so a flood of hints adds at most one pass per {@code minGap}.
    */
   public void pollSoon(Duration minGap) {
     if (!extraPollQueued.compareAndSet(false, true)) {
@@ -175,23 +210,22 @@ public final class SlurmStateCache implements AutoCloseable {
     }
   }
 
-  /** Starts polling in the background; the first poll runs at once. */
+  /** Starts polling in the background; the first pass (with the full listing) runs at once. */
   public void start() {
     poller.scheduleWithFixedDelay(
-        this::pollQuietly, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+        this::pollQuietly, 0, cadence.poll().toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** True once jobs and nodes were each read successfully at least once. */
+  /** True once jobs and nodes were each listed successfully at least once. */
   public boolean synced() {
     return jobsSynced && nodesSynced;
   }
 
-  /** Time since the last successful poll (a very large value before the first). */
+  /** Time since the last successful pass (a very large value before the first). */
   public Duration age() {
     return Duration.between(lastSuccess, clock.instant());
   }
 
-  /** Why the last poll failed, if it did. */
   public Snapshot snapshot() {
     return snapshot;
   }
@@ -219,68 +253,337 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /**
-   * Polls once, synchronously (the background thread calls this too). Public so tests and callers
-   * who just changed Slurm can refresh without waiting.
+   * From now on, check this job every pass until it has been seen (and for a while after): we just
+   * submitted or changed it, or a hint named it.
+   */
+  public void track(long jobId) {
+    if (!snapshot.jobs().containsKey(jobId)) {
+      tracked.add(jobId);
+    }
+    hotUntil.put(jobId, clock.instant().plus(HOT_AFTER_CHANGE));
+  }
+
+  /** Whether this job is one the cache keeps or is looking for (one of ours). */
+  public boolean knows(long jobId) {
+    return snapshot.jobs().containsKey(jobId) || tracked.contains(jobId);
+  }
+
+  /** The whole job table on the next pass: after a takeover, or when in doubt. */
+  public void resyncSoon() {
+    resyncRequested = true;
+  }
+
+  /**
+   * {@code client}, telling this cache of every job submitted, changed or cancelled through it: the
+   * cache follows our jobs from the moment we make them, without listing anyone's.
+   */
+  public SlurmClient tracking(SlurmClient client) {
+    return new TrackedSlurmClient(client, this::track);
+  }
+
+  /**
+   * Slurm's end hook named another user's job that ran on {@code nodes}: if it may have been
+   * preempted for a placeholder of ours (one pends, or started within the attribution window), the
+   * next passes read it once it settled and, if it lost its run, report that to the job listeners.
+   * Otherwise it is ignored: one map lookup per ended job of the cluster.
+   */
+  public void endedElsewhere(long jobId, List<String> nodes) {
+    if (nodes.isEmpty() || !mayBePreemptedForUs()) {
+      return;
+    }
+    if (endHints.size() < 10_000) { // a flood of ends: the rest is not worth a read
+      endHints.put(jobId, new EndHint(List.copyOf(nodes), clock.instant()));
+    }
+  }
+
+  /** A placeholder of ours pends or started within the attribution window. */
+  private boolean mayBePreemptedForUs() {
+    Instant recent = clock.instant().minus(END_HINT_TTL);
+    if (!tracked.isEmpty()) {
+      return true;
+    }
+    for (SlurmJob j : snapshot.jobs().values()) {
+      if (j.state() == JobState.PENDING
+          || j.isAllocated() && j.startTime().map(t -> t.isAfter(recent)).orElse(true)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * One pass, synchronously (the background thread calls this too): the whole job table if due, the
+   * checks and reads due, the node table if due. Public so tests and callers who just changed Slurm
+   * can refresh without waiting. Whatever it learned before a call failed is kept.
    */
   public synchronized void pollOnce() {
     long start = System.nanoTime();
     Instant now = clock.instant();
-    boolean full = Duration.between(lastFullListing, now).compareTo(resyncInterval) >= 0;
-    JobListing listing = client.jobsChangedSince(full ? Instant.EPOCH : since);
-    NodeListing nodes = client.nodesChangedSince(full ? Instant.EPOCH : nodesSince);
-    Instant observed = clock.instant();
-    Snapshot old = snapshot;
-    List<JobChange> jobChanges = new ArrayList<>();
-    Map<Long, SlurmJob> jobs = old.jobs();
-    if (listing.changed()) { // a changed listing is always complete
-      since = listing.asOf();
-      lastFullListing = now;
-      jobs = merge(old, listing, observed, jobChanges);
+    Pass pass = new Pass(snapshot);
+    try {
+      boolean full =
+          resyncRequested
+              || Duration.between(lastFullListing, now).compareTo(cadence.safetyNet()) >= 0;
+      if (full) {
+        resyncRequested = false;
+        try {
+          listAll(pass, now);
+        } catch (RuntimeException e) {
+          resyncRequested = true;
+          throw e;
+        }
+        jobsSynced = true;
+      }
+      checkOurs(pass, now);
+      readEndHints(pass, now);
+      if (Duration.between(lastNodeListing, now).compareTo(cadence.nodes()) >= 0) {
+        listNodes(pass, now);
+        nodesSynced = true;
+      }
+      lastSuccess = pass.observed;
+      lastError = Optional.empty();
+    } finally {
+      publish(pass);
+      lastPollEndNanos = System.nanoTime();
+      pollTimer.record(Duration.ofNanos(lastPollEndNanos - start));
     }
-    Map<String, SlurmNode> nodeMap = old.nodes();
-    if (nodes.changed()) { // the node table only when a node changed (steady: one small answer)
-      nodesSince = nodes.asOf();
-      Map<String, SlurmNode> byName = new HashMap<>();
-      nodes.nodes().forEach(n -> byName.put(n.name(), n));
-      nodeMap = Map.copyOf(byName);
-    }
-    snapshot =
-        new Snapshot(
-            jobs,
-            jobs == old.jobs() ? old.jobByKey() : indexByKey(jobs.values()),
-            nodeMap,
-            observed);
-    jobsSynced = true;
-    nodesSynced = true;
-    lastSuccess = observed;
-    lastError = Optional.empty();
-    lastPollEndNanos = System.nanoTime();
-    pollTimer.record(Duration.ofNanos(lastPollEndNanos - start));
-    jobChanges.forEach(c -> notifyJob(c));
-    notifyNodes(old.nodes(), snapshot.nodes());
   }
 
   /**
-   * Reads one job now and puts what Slurm says of it into the snapshot (an allocation hint named
-   * it): one small answer, where a listing is slurmctld's whole job table whenever anything changed
-   * — in a burst, every poll. Under the poll's lock, so a listing read before this never lands
-   * after it. A job Slurm does not have is left to the listings.
+   * Reads one job now and puts what Slurm says of it into the snapshot (a hint named it). Under the
+   * pass's lock, so an answer read before this never lands after it. A job that is not ours is not
+   * kept; a job Slurm does not have is left to the checks.
    */
   public synchronized void refreshJob(long jobId) {
     Optional<SlurmJob> now = client.job(jobId);
-    Snapshot old = snapshot;
-    SlurmJob before = old.jobs().get(jobId);
-    if (now.isEmpty() || now.get().equals(before)) {
+    if (now.isEmpty()) {
       return;
     }
-    Map<Long, SlurmJob> jobs = new HashMap<>(old.jobs());
-    jobs.put(jobId, now.get());
-    jobs = Map.copyOf(jobs);
+    Pass pass = new Pass(snapshot);
+    pass.observedJob(now.get(), clock.instant());
     // the rest of the snapshot is as old as before: its asOf (the cache's age) stays
-    snapshot = new Snapshot(jobs, indexByKey(jobs.values()), old.nodes(), old.asOf());
-    Instant observed = clock.instant();
-    recordLag(now.get(), observed);
-    notifyJob(new JobChange(Optional.ofNullable(before), now, observed));
+    pass.keepAsOf = true;
+    publish(pass);
+  }
+
+  /** What one pass learned, applied to the snapshot at its end (even if a call failed). */
+  private final class Pass {
+    final Snapshot old;
+    final Map<Long, SlurmJob> jobs;
+    Map<String, SlurmNode> nodes;
+    final List<JobChange> changes = new ArrayList<>();
+    final List<JobChange> elsewhere = new ArrayList<>();
+    Instant observed;
+    boolean jobsChanged;
+    boolean keepAsOf;
+
+    Pass(Snapshot old) {
+      this.old = old;
+      this.jobs = new HashMap<>(old.jobs());
+      this.nodes = old.nodes();
+      this.observed = clock.instant();
+    }
+
+    /** Slurm says this of a job: keep it if it is ours, and note what changed. */
+    void observedJob(SlurmJob j, Instant at) {
+      observed = at;
+      lastRead.put(j.id(), at);
+      missingOnce.remove(j.id());
+      if (owner.tagOf(j).isEmpty()) {
+        tracked.remove(j.id()); // a hint or a caller named a job that is not ours
+        if (jobs.remove(j.id()) != null) {
+          jobsChanged = true;
+        }
+        return;
+      }
+      tracked.remove(j.id());
+      SlurmJob before = jobs.put(j.id(), j);
+      if (before == null || !before.equals(j)) {
+        jobsChanged = true;
+        changes.add(new JobChange(Optional.ofNullable(before), Optional.of(j), at));
+        hotUntil.put(j.id(), at.plus(HOT_AFTER_CHANGE));
+        recordLag(j, at);
+      }
+    }
+
+    /** Slurm did not have the job this time: gone on the second miss in a row. */
+    void missed(long id, Instant at) {
+      if (!missingOnce.remove(id)) {
+        missingOnce.add(id);
+        hotUntil.put(id, at.plus(HOT_AFTER_CHANGE));
+        return;
+      }
+      tracked.remove(id);
+      hotUntil.remove(id);
+      lastRead.remove(id);
+      lastStateCheck.remove(id);
+      SlurmJob before = jobs.remove(id);
+      if (before != null) {
+        jobsChanged = true;
+        changes.add(new JobChange(Optional.of(before), Optional.empty(), at));
+      }
+    }
+  }
+
+  /** slurmctld's whole job table: what we keep is ours; ours missing from it count as a miss. */
+  private void listAll(Pass pass, Instant now) {
+    JobListing listing = client.jobsChangedSince(Instant.EPOCH);
+    Instant at = clock.instant();
+    lastFullListing = now;
+    Set<Long> seen = new HashSet<>();
+    Set<Long> seenImpostors = new HashSet<>();
+    PlaceholderOwner who = owner;
+    for (SlurmJob j : listing.jobs()) {
+      if (who.impostor(j)) {
+        seenImpostors.add(j.id());
+        if (!impostors.contains(j.id())) {
+          LOG.warn(
+              "placeholder_impostor slurmJob={} slurmUser=\"{}\" claims=\"{}\" action=ignore",
+              j.id(),
+              printable(j.user()),
+              printable(j.comment()));
+        }
+      }
+      if (who.tagOf(j).isPresent()) {
+        seen.add(j.id());
+        pass.observedJob(j, at);
+      }
+    }
+    impostors = Set.copyOf(seenImpostors);
+    for (Long id : List.copyOf(pass.jobs.keySet())) {
+      SlurmJob j = pass.jobs.get(id);
+      if (who.tagOf(j).isEmpty()) { // no longer ours: the owner became known since
+        pass.jobs.remove(id);
+        pass.jobsChanged = true;
+      } else if (!seen.contains(id) && !tracked.contains(id)) {
+        pass.missed(id, at);
+      }
+    }
+    LOG.debug("slurm_full_listing jobs={} ours={}", listing.jobs().size(), seen.size());
+  }
+
+  /**
+   * The checks due: states of our live jobs in batches where slurmrestd can, then full reads of the
+   * jobs whose state changed, of the jobs we just made or were told of, and of the rest at their
+   * cadence — at most {@link StateCadence#maxReadsPerPoll} a pass.
+   */
+  private void checkOurs(Pass pass, Instant now) {
+    boolean batch = client.apiVersion() != ApiVersion.V0038;
+    List<Long> states = new ArrayList<>();
+    List<Long> urgent = new ArrayList<>(tracked);
+    urgent.removeIf(pass.jobs::containsKey);
+    List<Long> due = new ArrayList<>();
+    for (SlurmJob j : pass.jobs.values()) {
+      long id = j.id();
+      boolean hot = hotUntil.getOrDefault(id, Instant.EPOCH).isAfter(now);
+      Duration every =
+          j.state() == JobState.PENDING ? cadence.pendingRead() : cadence.runningRead();
+      boolean readDue = ago(lastRead.get(id), now).compareTo(every) >= 0;
+      if (missingOnce.contains(id) || hot && !batch) {
+        urgent.add(id);
+      } else if (readDue) {
+        due.add(id);
+      } else if (batch && (hot || !j.state().isFinal())) {
+        states.add(id);
+      }
+    }
+    if (!states.isEmpty()) {
+      states.sort(
+          java.util.Comparator.comparing(id -> lastStateCheck.getOrDefault(id, Instant.EPOCH)));
+      List<Long> asked = states.subList(0, Math.min(states.size(), cadence.maxStateIdsPerPoll()));
+      Map<Long, JobState> got = client.jobStates(asked);
+      Instant at = clock.instant();
+      for (long id : asked) {
+        lastStateCheck.put(id, at);
+        JobState s = got.get(id);
+        SlurmJob cached = pass.jobs.get(id);
+        if (s == null) {
+          pass.missed(id, at);
+        } else if (cached != null && s != cached.state()) {
+          urgent.add(0, id); // changed: read it in full this pass
+        }
+      }
+    }
+    due.sort(java.util.Comparator.comparing(id -> lastRead.getOrDefault(id, Instant.EPOCH)));
+    List<Long> reads = new ArrayList<>(urgent);
+    reads.addAll(due);
+    int n = 0;
+    for (long id : new java.util.LinkedHashSet<>(reads)) {
+      if (n++ >= cadence.maxReadsPerPoll()) {
+        break; // the rest next pass
+      }
+      Optional<SlurmJob> j = client.job(id);
+      Instant at = clock.instant();
+      if (j.isPresent()) {
+        pass.observedJob(j.get(), at);
+      } else {
+        lastRead.put(id, at);
+        pass.missed(id, at);
+      }
+    }
+  }
+
+  /** Other users' jobs the end hook named: one read each once settled; a lost run is reported. */
+  private void readEndHints(Pass pass, Instant now) {
+    int n = 0;
+    for (Map.Entry<Long, EndHint> e : List.copyOf(endHints.entrySet())) {
+      long id = e.getKey();
+      EndHint hint = e.getValue();
+      if (ago(hint.at(), now).compareTo(END_HINT_TTL) > 0 || n++ >= cadence.maxReadsPerPoll()) {
+        if (ago(hint.at(), now).compareTo(END_HINT_TTL) > 0) {
+          endHints.remove(id);
+        }
+        continue;
+      }
+      Optional<SlurmJob> j = client.job(id);
+      Instant at = clock.instant();
+      if (j.isEmpty() || owner.tagOf(j.get()).isPresent()) {
+        endHints.remove(id); // gone, or ours after all (the checks follow ours)
+        continue;
+      }
+      SlurmJob after = j.get();
+      boolean lostRun =
+          after.state() == JobState.PREEMPTED
+              || after.state() == JobState.PENDING && after.restartCount() > 0;
+      if (lostRun) {
+        pass.elsewhere.add(
+            new JobChange(Optional.of(after.runBefore(hint.nodes(), at)), Optional.of(after), at));
+        endHints.remove(id);
+      } else if (after.state() != JobState.COMPLETING) {
+        endHints.remove(id); // ended on its own, or already running again
+      }
+    }
+  }
+
+  /** The node table: whole, or only when a node changed where slurmrestd can say so (v0.0.45). */
+  private void listNodes(Pass pass, Instant now) {
+    NodeListing nodes = client.nodesChangedSince(nodesSince);
+    lastNodeListing = now;
+    if (nodes.changed()) {
+      nodesSince = nodes.asOf();
+      Map<String, SlurmNode> byName = new HashMap<>();
+      nodes.nodes().forEach(n -> byName.put(n.name(), n));
+      pass.nodes = Map.copyOf(byName);
+    }
+  }
+
+  private static Duration ago(Instant then, Instant now) {
+    return then == null ? Duration.ofDays(365) : Duration.between(then, now);
+  }
+
+  /** Swaps in what the pass learned, then tells the listeners. */
+  private void publish(Pass pass) {
+    Snapshot old = pass.old;
+    Map<Long, SlurmJob> jobs = pass.jobsChanged ? Map.copyOf(pass.jobs) : old.jobs();
+    snapshot =
+        new Snapshot(
+            jobs,
+            pass.jobsChanged ? indexByKey(jobs.values()) : old.jobByKey(),
+            pass.nodes,
+            pass.keepAsOf ? old.asOf() : pass.observed);
+    pass.changes.forEach(this::notifyJob);
+    pass.elsewhere.forEach(this::notifyJob);
+    notifyNodes(old.nodes(), snapshot.nodes());
   }
 
   private void pollQuietly() {
@@ -294,38 +597,6 @@ public final class SlurmStateCache implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("slurm_poll_crashed", e);
     }
-  }
-
-  /** Diffs a full listing against the old jobs; keeps jobs missing only once. */
-  private Map<Long, SlurmJob> merge(
-      Snapshot old, JobListing listing, Instant observed, List<JobChange> changes) {
-    Map<Long, SlurmJob> next = new HashMap<>();
-    for (SlurmJob j : listing.jobs()) {
-      next.put(j.id(), j);
-      SlurmJob before = old.jobs().get(j.id());
-      if (before == null || !before.equals(j)) {
-        changes.add(new JobChange(Optional.ofNullable(before), Optional.of(j), observed));
-        recordLag(j, observed);
-      }
-    }
-    Set<Long> stillMissing = new HashSet<>();
-    for (SlurmJob j : old.jobs().values()) {
-      if (next.containsKey(j.id())) {
-        continue;
-      }
-      if (missingOnce.contains(j.id())) {
-        changes.add(new JobChange(Optional.of(j), Optional.empty(), observed));
-      } else {
-        stillMissing.add(j.id());
-        next.put(j.id(), j); // keep it until a second listing confirms
-      }
-    }
-    missingOnce = stillMissing;
-    if (!stillMissing.isEmpty()) {
-      // confirm on the next poll with a full listing, not a 304
-      lastFullListing = Instant.EPOCH;
-    }
-    return Map.copyOf(next);
   }
 
   private void recordLag(SlurmJob j, Instant observed) {
@@ -345,7 +616,7 @@ public final class SlurmStateCache implements AutoCloseable {
    */
   public synchronized void owner(PlaceholderOwner owner) {
     this.owner = owner;
-    lastFullListing = Instant.EPOCH; // re-index on the next poll
+    resyncRequested = true; // what is ours may have changed: the whole table on the next pass
   }
 
   /** The job's placeholder tag, if the job is one of ours to act on ({@link PlaceholderOwner}). */
@@ -364,22 +635,9 @@ public final class SlurmStateCache implements AutoCloseable {
   private Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
     Map<String, SlurmJob> best = new HashMap<>();
     PlaceholderOwner who = owner;
-    Set<Long> seenImpostors = new HashSet<>();
     for (SlurmJob j : jobs) {
-      if (who.impostor(j)) {
-        seenImpostors.add(j.id());
-        if (!impostors.contains(j.id())) {
-          LOG.warn(
-              "placeholder_impostor slurmJob={} slurmUser=\"{}\" claims=\"{}\" action=ignore",
-              j.id(),
-              printable(j.user()),
-              printable(j.comment()));
-        }
-        continue;
-      }
       who.tagOf(j).ifPresent(tag -> best.merge(tag.key(), j, SlurmStateCache::preferred));
     }
-    impostors = Set.copyOf(seenImpostors);
     Map<String, Long> out = new HashMap<>();
     best.forEach((key, j) -> out.put(key, j.id()));
     return Map.copyOf(out);

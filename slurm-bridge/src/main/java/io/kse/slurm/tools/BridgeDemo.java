@@ -42,11 +42,7 @@ public final class BridgeDemo {
     BlockingQueue<JobChange> changes = new LinkedBlockingQueue<>();
     try (SlurmStateCache cache =
         new SlurmStateCache(
-            slurm,
-            config.pollInterval(),
-            config.resyncInterval(),
-            Clock.systemUTC(),
-            new SimpleMeterRegistry())) {
+            slurm, config.cadence(), Clock.systemUTC(), new SimpleMeterRegistry())) {
       cache.addJobListener(changes::add);
       cache.start();
       waitFor(cache::synced, Duration.ofSeconds(10));

@@ -91,8 +91,15 @@ public final class FakeSlurmClient implements SlurmClient {
   private int jobCalls;
 
   @Override
-  public ApiVersion apiVersion() {
-    return ApiVersion.V0044;
+  public synchronized ApiVersion apiVersion() {
+    return version;
+  }
+
+  private ApiVersion version = ApiVersion.V0044;
+
+  /** Speaks {@code v} from now on (v0.0.38: no batched state checks, as slurmrestd 22.05). */
+  public synchronized void speak(ApiVersion v) {
+    this.version = v;
   }
 
   @Override
@@ -261,6 +268,38 @@ public final class FakeSlurmClient implements SlurmClient {
     check();
     jobCalls++;
     return Optional.ofNullable(jobs.get(jobId));
+  }
+
+  /** Batched state checks ({@code jobs/state}): one call however many ids. */
+  public synchronized int stateCalls() {
+    return stateCalls;
+  }
+
+  private int stateCalls;
+
+  /** Ids asked about in state checks, in all. */
+  public synchronized int stateIdsAsked() {
+    return stateIdsAsked;
+  }
+
+  private int stateIdsAsked;
+
+  @Override
+  public synchronized java.util.Map<Long, JobState> jobStates(java.util.Collection<Long> ids) {
+    check();
+    if (version == ApiVersion.V0038) {
+      throw new IllegalStateException("v0.0.38 has no jobs/state: the cache must not ask");
+    }
+    stateCalls++;
+    stateIdsAsked += ids.size();
+    java.util.Map<Long, JobState> out = new java.util.LinkedHashMap<>();
+    for (long id : ids) {
+      SlurmJob j = jobs.get(id);
+      if (j != null) {
+        out.put(id, j.state());
+      }
+    }
+    return out;
   }
 
   @Override

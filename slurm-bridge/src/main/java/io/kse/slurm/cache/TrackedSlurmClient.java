@@ -1,0 +1,57 @@
+package io.kse.slurm.cache;
+
+import io.kse.slurm.ForwardingSlurmClient;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.JobUpdate;
+import io.kse.slurm.SlurmClient;
+import java.util.function.LongConsumer;
+
+/**
+ * Tells the state cache of every job we submit, change or cancel ({@link
+ * SlurmStateCache#tracking}): it checks those at once, where it would otherwise learn of a new job
+ * only from slurmctld's whole job table.
+ */
+final class TrackedSlurmClient extends ForwardingSlurmClient {
+  private final SlurmClient delegate;
+  private final LongConsumer track;
+
+  TrackedSlurmClient(SlurmClient delegate, LongConsumer track) {
+    this.delegate = delegate;
+    this.track = track;
+  }
+
+  @Override
+  protected SlurmClient delegate() {
+    return delegate;
+  }
+
+  @Override
+  public long submit(JobSubmission job) {
+    long id = delegate.submit(job);
+    track.accept(id);
+    return id;
+  }
+
+  @Override
+  public void update(long jobId, JobUpdate update) {
+    try {
+      delegate.update(jobId, update);
+    } finally {
+      track.accept(jobId);
+    }
+  }
+
+  @Override
+  public void cancel(long jobId) {
+    try {
+      delegate.cancel(jobId);
+    } finally {
+      track.accept(jobId);
+    }
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

@@ -1,0 +1,243 @@
+package io.kse.slurm.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kse.slurm.ApiVersion;
+import io.kse.slurm.JobState;
+import io.kse.slurm.JobSubmission;
+import io.kse.slurm.PlaceholderTag;
+import io.kse.slurm.SlurmClient;
+import io.kse.slurm.SlurmJob;
+import io.kse.slurm.StateCadence;
+import io.kse.slurm.testing.FakeSlurmClient;
+import io.kse.slurm.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 28: the cache's steady-state cost grows with our own jobs, not with the cluster. The
+ * production cadence (passes of 500 ms, running placeholders read every 5 s, nodes every 10 s, the
+ * whole job table every 5 min), driven by a hand-moved clock.
+ */
+class StateCadenceTest {
+  private static final Duration PASS = Duration.ofMillis(500);
+
+  private final MutableClock clock = new MutableClock();
+  private final FakeSlurmClient slurm = new FakeSlurmClient(clock, "gpu-node-0", "gpu-node-1");
+  private final StateCadence cadence =
+      StateCadence.of(
+          PASS, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofMinutes(5), 32);
+  private final SlurmStateCache cache =
+      new SlurmStateCache(slurm, cadence, clock, new SimpleMeterRegistry());
+  private final SlurmClient ours = cache.tracking(slurm);
+  private final List<JobChange> changes = new ArrayList<>();
+
+  {
+    cache.addJobListener(changes::add);
+  }
+
+  private long submit(String uid) {
+    return ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-" + uid, uid)).build());
+  }
+
+  /** Passes for {@code d} of the clock, one every 500 ms. */
+  private void run(Duration d) {
+    for (long t = 0; t < d.toMillis(); t += PASS.toMillis()) {
+      clock.advance(PASS);
+      cache.pollOnce();
+    }
+  }
+
+  @Test
+  void otherUsersJobsCostNothingInSteadyStateAndTheJobTableIsReadOnlyAsTheSafetyNet() {
+    for (int i = 0; i < 5000; i++) {
+      slurm.addForeignJob("train-" + i, JobState.PENDING, List.of());
+    }
+    long id = submit("u1");
+    cache.pollOnce(); // start: the whole job table once
+    assertThat(cache.synced()).isTrue();
+    int listings = slurm.listCalls();
+    int reads = slurm.jobCalls();
+    int nodeTables = slurm.nodeTableCalls();
+
+    run(Duration.ofMinutes(1));
+
+    assertThat(slurm.listCalls())
+        .as("no job table within the safety-net period")
+        .isEqualTo(listings);
+    assertThat(slurm.stateIdsAsked())
+        .as("each pass asks about our one job, never the others'")
+        .isLessThanOrEqualTo(120);
+    assertThat(slurm.jobCalls() - reads)
+        .as("a pending job read in full every 2 s (its pending reason)")
+        .isBetween(25, 35);
+    assertThat(slurm.nodeTableCalls())
+        .as("an unchanged node table never re-read")
+        .isEqualTo(nodeTables);
+    assertThat(cache.snapshot().jobs()).as("only ours kept").containsOnlyKeys(id);
+
+    run(Duration.ofMinutes(4));
+    assertThat(slurm.listCalls()).as("the safety net, once per 5 min").isEqualTo(listings + 1);
+  }
+
+  @Test
+  void aDrainedNodeIsSeenWithinTheNodeInterval() {
+    cache.pollOnce();
+    run(Duration.ofSeconds(3));
+    slurm.drain("gpu-node-1", "bad GPU");
+    run(Duration.ofSeconds(5));
+    assertThat(cache.node("gpu-node-1").orElseThrow().isDraining()).as("not yet due").isFalse();
+    run(Duration.ofSeconds(5));
+    assertThat(cache.node("gpu-node-1").orElseThrow().isDraining()).isTrue();
+  }
+
+  @Test
+  void aJobWeSubmitIsFollowedFromItsSubmissionWithoutAnyListing() {
+    cache.pollOnce();
+    int listings = slurm.listCalls();
+    long id = submit("u1");
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).contains(id);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::nodes).contains(List.of("gpu-node-1"));
+    assertThat(changes).last().satisfies(c -> assertThat(c.started()).isTrue());
+    assertThat(slurm.listCalls()).isEqualTo(listings);
+  }
+
+  @Test
+  void aRunningJobsEndIsSeenByItsStateCheckWithinAPassWithoutAnyHook() {
+    long id = submit("u1");
+    cache.pollOnce();
+    slurm.allocate(id, List.of("gpu-node-0"));
+    run(Duration.ofSeconds(30)); // long past hot: a steady running job
+    int reads = slurm.jobCalls();
+    slurm.end(id, JobState.COMPLETED);
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.job(id)).map(SlurmJob::state).contains(JobState.COMPLETED);
+    assertThat(slurm.jobCalls() - reads)
+        .as("one read, of the job whose state changed")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aRunningJobChosenForPreemptionIsSeenByItsSlowFullRead() {
+    long id = submit("u1");
+    cache.pollOnce();
+    slurm.allocate(id, List.of("gpu-node-0"));
+    run(Duration.ofSeconds(30));
+    slurm.preempt(id); // state stays RUNNING: only a full read shows preempt_time
+    run(Duration.ofSeconds(5));
+    assertThat(cache.job(id).orElseThrow().preempting()).isTrue();
+  }
+
+  @Test
+  void aJobMissingFromTwoStateChecksIsGone() {
+    long id = submit("u1");
+    cache.pollOnce();
+    run(Duration.ofSeconds(20));
+    slurm.purge(id);
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.job(id)).as("missing once: kept").isPresent();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.job(id)).isEmpty();
+    assertThat(changes).last().satisfies(c -> assertThat(c.after()).isEmpty());
+  }
+
+  @Test
+  void slurm2205HasNoBatchedStatesSoEachJobIsReadAndReadsPerPassAreCapped() {
+    slurm.speak(ApiVersion.V0038);
+    for (int i = 0; i < 100; i++) {
+      submit("u" + i);
+    }
+    cache.pollOnce();
+    int reads = slurm.jobCalls();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(slurm.jobCalls() - reads).as("at most 32 reads a pass").isEqualTo(32);
+    assertThat(slurm.stateCalls()).isZero();
+    run(Duration.ofSeconds(10));
+    assertThat(cache.snapshot().jobs()).hasSize(100);
+  }
+
+  @Test
+  void theSafetyNetFindsAPlaceholderNobodyToldTheCacheAbout() {
+    cache.pollOnce();
+    // submitted behind the cache's back (another replica, a crash between submit and track)
+    long orphan =
+        slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-x", "ux")).build());
+    run(Duration.ofMinutes(1));
+    assertThat(cache.job(orphan)).as("not listed yet").isEmpty();
+    run(Duration.ofMinutes(4));
+    assertThat(cache.jobFor("ux")).map(SlurmJob::id).contains(orphan);
+  }
+
+  @Test
+  void aTakeoverListsTheJobTableAtOnce() {
+    cache.pollOnce();
+    long orphan =
+        slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-x", "ux")).build());
+    cache.resyncSoon();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.job(orphan)).isPresent();
+  }
+
+  @Test
+  void anotherUsersJobPreemptedForOurPlaceholderIsReportedFromItsEndHook() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    long id = submit("u1");
+    cache.pollOnce();
+    slurm.requeue(training);
+    cache.endedElsewhere(training, List.of("gpu-node-1"));
+    slurm.allocate(id, List.of("gpu-node-1"));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(changes)
+        .filteredOn(c -> c.jobId() == training)
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.before().orElseThrow().isAllocated()).isTrue();
+              assertThat(c.before().orElseThrow().nodes()).containsExactly("gpu-node-1");
+              assertThat(c.after().orElseThrow().restartCount()).isEqualTo(1);
+            });
+    assertThat(cache.job(training)).as("other users' jobs are not kept").isEmpty();
+  }
+
+  @Test
+  void anEndHookOfAnotherUsersJobCostsNoReadWhenNoPlaceholderOfOursCouldHavePreemptedIt() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    long id = submit("u1");
+    slurm.allocate(id, List.of("gpu-node-0"));
+    cache.pollOnce();
+    run(Duration.ofSeconds(90)); // our placeholder started long ago; nothing of ours pends
+    int reads = slurm.jobCalls();
+    slurm.end(training, JobState.COMPLETED);
+    cache.endedElsewhere(training, List.of("gpu-node-1"));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(slurm.jobCalls()).isEqualTo(reads);
+    assertThat(changes).noneMatch(c -> c.jobId() == training);
+  }
+
+  @Test
+  void aJobThatEndedOnItsOwnIsNoVictim() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    submit("u1");
+    cache.pollOnce();
+    slurm.end(training, JobState.COMPLETED);
+    cache.endedElsewhere(training, List.of("gpu-node-1"));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(changes).noneMatch(c -> c.jobId() == training);
+  }
+}
