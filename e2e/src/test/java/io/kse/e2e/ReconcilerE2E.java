@@ -196,7 +196,7 @@ class ReconcilerE2E extends Scenario {
    * bind anywhere: a node selector no node matches). The job is replaced, not left holding GPUs.
    */
   @Test
-  void aJobOnANodeCordonedBeforeTheBindIsReplaced() {
+  void aJobOnANodeCordonedBeforeTheBindIsReplaced() throws Exception {
     Pod p =
         create(
             inferencePod("unbindable", 1)
@@ -226,10 +226,25 @@ class ReconcilerE2E extends Scenario {
           .atMost(CONVERGE)
           .untilAsserted(
               () -> assertThat(eventReasons("unbindable")).contains("AllocatedNodeUnusable"));
-      await("the new job runs elsewhere")
-          .atMost(CONVERGE)
-          .until(() -> placeholderOf(uid).filter(Scenario::running).isPresent());
-      assertThat(placeholderOf(uid).orElseThrow().nodes()).doesNotContain(node);
+      if (slurm.apiVersion().supportsExcludedNodes()) {
+        await("the new job runs elsewhere")
+            .atMost(CONVERGE)
+            .until(() -> placeholderOf(uid).filter(Scenario::running).isPresent());
+        assertThat(placeholderOf(uid).orElseThrow().nodes()).doesNotContain(node);
+      } else {
+        // slurmrestd 22.05 cannot exclude a node: Slurm may give the cordoned one again (it did,
+        // four times a second, before replacements were spaced); the pod is told, never bound there
+        Thread.sleep(5_000);
+        long jobsOfThePod =
+            jobs().stream()
+                .filter(j -> j.placeholder().map(t -> t.uid().equals(uid)).orElse(false))
+                .count();
+        assertThat(jobsOfThePod)
+            .as("replacements spaced 2 s, 4 s …, not a loop")
+            .isLessThanOrEqualTo(5);
+        assertThat(kube.pods().inNamespace(ns).withName("unbindable").get().getSpec().getNodeName())
+            .isNull();
+      }
     } finally {
       setUnschedulable(node, false);
     }

@@ -11,6 +11,9 @@ public final class MetricNames {
   /** The circuit breaker: 0 closed, 1 open, 2 half-open. */
   public static final String CIRCUIT = "kse.slurm.circuit.state";
 
+  /** Bytes read from slurmrestd. */
+  public static final String RESPONSE_BYTES = "kse.slurm.response";
+
   /** One poll of the job/node cache. */
   public static final String CACHE_POLL = "kse.slurm.cache.poll.duration";
 

@@ -28,6 +28,11 @@ public final class SlurmClients {
    */
   public static ResilientSlurmClient connect(SlurmConfig config, MeterRegistry registry) {
     SlurmHttp http = http(config);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            MetricNames.RESPONSE_BYTES, http, h -> (double) h.receivedBytes())
+        .description("Bytes of answers read from slurmrestd (bodies), every call")
+        .baseUnit("bytes")
+        .register(registry);
     ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));
     return new ResilientSlurmClient(new RestSlurmClient(http, version), config, registry);
   }

@@ -116,10 +116,16 @@ public final class BenchStack {
         .workingDirectory(env("KSE_LAB_JOB_DIR"));
   }
 
+  /** A Slurm command of the stack's version (a newer Slurm's is a chroot wrapper). */
+  public String slurmCommand(String name) {
+    String bin = env("KSE_LAB_BIN");
+    return bin.isBlank() ? name : Path.of(bin, name).toString();
+  }
+
   /** Cancels jobs with scancel (root, munge), 200 per call: one RPC per batch. */
   public void scancel(List<Long> ids) {
     for (int i = 0; i < ids.size(); i += 200) {
-      List<String> cmd = new java.util.ArrayList<>(List.of("scancel"));
+      List<String> cmd = new java.util.ArrayList<>(List.of(slurmCommand("scancel")));
       ids.subList(i, Math.min(ids.size(), i + 200)).forEach(id -> cmd.add(Long.toString(id)));
       exec(cmd, Map.of("SLURM_CONF", env("SLURM_CONF")));
     }

@@ -88,10 +88,8 @@ public final class SlurmLoad {
     return ids;
   }
 
-  /** A Slurm command of the stack's version (a newer Slurm's is a chroot wrapper). */
   static String slurmCommand(BenchStack stack, String name) {
-    String bin = stack.env("KSE_LAB_BIN");
-    return bin.isBlank() ? name : Path.of(bin, name).toString();
+    return stack.slurmCommand(name);
   }
 
   static void measure(
@@ -218,9 +216,15 @@ public final class SlurmLoad {
 
   /** slurmctld's RPC count and total time (µs) for one user, from {@code sdiag}. */
   static Map<String, Long> sdiagUser(BenchStack stack, String user) {
+    return sdiagUsers(stack).getOrDefault(user, Map.of());
+  }
+
+  /** slurmctld's RPC count and total time (µs) by user, from {@code sdiag}. */
+  static Map<String, Map<String, Long>> sdiagUsers(BenchStack stack) {
     String out =
         BenchStack.exec(
             List.of(slurmCommand(stack, "sdiag")), Map.of("SLURM_CONF", stack.env("SLURM_CONF")));
+    Map<String, Map<String, Long>> users = new TreeMap<>();
     boolean byUser = false;
     for (String line : out.split("\n")) {
       if (line.contains("Remote Procedure Call statistics by user")) {
@@ -229,11 +233,13 @@ public final class SlurmLoad {
       }
       if (byUser) {
         Matcher m = SDIAG_USER.matcher(line);
-        if (m.find() && m.group(1).equals(user)) {
-          return Map.of("count", Long.parseLong(m.group(2)), "us", Long.parseLong(m.group(3)));
+        if (m.find()) {
+          users.put(
+              m.group(1),
+              Map.of("count", Long.parseLong(m.group(2)), "us", Long.parseLong(m.group(3))));
         }
       }
     }
-    return Map.of();
+    return users;
   }
 }

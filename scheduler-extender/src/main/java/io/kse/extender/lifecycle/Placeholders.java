@@ -19,6 +19,16 @@ public final class Placeholders {
 
   public static JobSubmission toSubmission(
       PlaceholderTag tag, JobSpec spec, String workDir, JobSubmission.Shape shape) {
+    return toSubmission(tag, spec, workDir, shape, java.util.Set.of());
+  }
+
+  /** As above, never on the Slurm nodes {@code avoid} (slurmrestd v0.0.41+: excluded_nodes). */
+  public static JobSubmission toSubmission(
+      PlaceholderTag tag,
+      JobSpec spec,
+      String workDir,
+      JobSubmission.Shape shape,
+      java.util.Set<String> avoid) {
     JobSubmission.Builder b =
         JobSubmission.builder(tag)
             .nodes(spec.nodes())
@@ -32,7 +42,8 @@ public final class Placeholders {
                     "/usr/bin:/bin",
                     "KSE_POD",
                     tag.namespace() + "/" + tag.group().orElse(tag.name())))
-            .shape(shape);
+            .shape(shape)
+            .excludedNodes(avoid);
     spec.partition().ifPresent(b::partition);
     spec.qos().ifPresent(b::qos);
     spec.account().ifPresent(b::account);

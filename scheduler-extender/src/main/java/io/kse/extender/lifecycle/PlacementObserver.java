@@ -237,6 +237,20 @@ final class PlacementObserver {
     return Optional.empty();
   }
 
+  /**
+   * The Slurm nodes whose Kubernetes node no pod of ours may go to now (cordoned, or tainted by us
+   * as drained in Slurm): a placeholder allocated one would only be replaced.
+   */
+  java.util.Set<String> unusableSlurmNodes() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    kubeNodes.ifPresent(
+        k ->
+            k.nodes().stream()
+                .filter(n -> n.cordoned() || n.ourTaint().isPresent())
+                .forEach(n -> out.add(nodeNames.slurm(n.name()))));
+    return out;
+  }
+
   /** Why the pod could not go to {@code node} now: cordoned, or drained in Slurm (our taint). */
   private Optional<String> unusable(String node) {
     return kubeNodes

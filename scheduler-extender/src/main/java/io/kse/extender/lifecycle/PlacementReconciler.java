@@ -121,7 +121,8 @@ public final class PlacementReconciler {
             s.shape(),
             observer::domainsTakenBesides,
             v.cluster(),
-            podFacts);
+            podFacts,
+            observer::unusableSlurmNodes);
     StepRunner runner =
         new StepRunner(
             c.slurm(),

@@ -293,7 +293,7 @@ final class StepRunner {
   }
 
   private void replace(Placement placement, Step.Replace r) {
-    if (!mayCancel(r.jobId()) || placement.members().isEmpty()) {
+    if (placement.members().isEmpty() || spacedOut(placement, r) || !mayCancel(r.jobId())) {
       return;
     }
     PodRef ref = placement.members().get(0).ref();
@@ -316,6 +316,61 @@ final class StepRunner {
       woken.forget(m.ref().uid());
     }
     execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
+  }
+
+  /** Replacements for an unusable node, where Slurm cannot be told to avoid it: key → spacing. */
+  private final Map<String, Spacing> replacements = new ConcurrentHashMap<>();
+
+  private record Spacing(Instant next, Duration delay, long heldJob) {}
+
+  static final Duration FIRST_RESPACING = Duration.ofSeconds(2);
+  static final Duration MAX_RESPACING = Duration.ofMinutes(1);
+
+  /**
+   * slurmrestd 22.05 cannot exclude a node from a job, so Slurm may allocate the unusable node to
+   * the replacement again, and again: replacements of one placement are spaced 2 s, 4 s … 1 min
+   * apart instead of cancelling and submitting in a loop, and its pods are told why. True while
+   * this replacement must wait. (v0.0.41+ exclude the node: Submitter.)
+   */
+  private boolean spacedOut(Placement placement, Step.Replace r) {
+    if (r.reason() == EventReason.SHAPE_CHANGED || slurm.apiVersion().supportsExcludedNodes()) {
+      return false;
+    }
+    Instant now = clock.instant();
+    Spacing s = replacements.get(placement.key());
+    if (s != null && now.isBefore(s.next())) {
+      if (s.heldJob() != r.jobId()) {
+        replacements.put(placement.key(), new Spacing(s.next(), s.delay(), r.jobId()));
+        String why =
+            "Slurm job "
+                + r.jobId()
+                + " was allocated a node the pod cannot go to now ("
+                + r.why()
+                + ") again: slurmrestd 22.05 cannot exclude a node from a job, so the next"
+                + " replacement waits until "
+                + s.next()
+                + "; drain the node in Slurm (KSE_DRAIN_VIA does so for cordons) to keep Slurm"
+                + " off it";
+        for (Placement.Slot m : placement.members()) {
+          actions.event(m.ref(), r.reason(), why);
+        }
+      }
+      return true;
+    }
+    boolean fresh = s == null || now.isAfter(s.next().plus(MAX_RESPACING.multipliedBy(10)));
+    Duration delay =
+        fresh
+            ? FIRST_RESPACING
+            : s.delay().multipliedBy(2).compareTo(MAX_RESPACING) > 0
+                ? MAX_RESPACING
+                : s.delay().multipliedBy(2);
+    replacements.put(placement.key(), new Spacing(now.plus(delay), delay, r.jobId()));
+    if (replacements.size() > 10_000) { // placements long gone never say goodbye here
+      replacements
+          .entrySet()
+          .removeIf(e -> now.isAfter(e.getValue().next().plus(MAX_RESPACING.multipliedBy(10))));
+    }
+    return false;
   }
 
   private void cancel(Placement placement, long jobId, String why) {

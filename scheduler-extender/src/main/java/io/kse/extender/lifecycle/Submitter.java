@@ -45,6 +45,9 @@ final class Submitter {
   private final io.kse.extender.k8s.ClusterIdentity cluster;
   private final PodFactsReader podFacts;
 
+  /** Slurm nodes no pod of ours may go to now (cordoned or drained): excluded from every job. */
+  private final Supplier<java.util.Set<String>> unusableNodes;
+
   Submitter(
       SlurmClient slurm,
       Supplier<PlacementPolicy> policy,
@@ -56,8 +59,10 @@ final class Submitter {
       JobSubmission.Shape shape,
       java.util.function.Function<String, java.util.Set<String>> domainsTaken,
       io.kse.extender.k8s.ClusterIdentity cluster,
-      PodFactsReader podFacts) {
+      PodFactsReader podFacts,
+      Supplier<java.util.Set<String>> unusableNodes) {
     this.podFacts = podFacts;
+    this.unusableNodes = unusableNodes;
     this.domainsTaken = domainsTaken;
     this.cluster = cluster;
     this.slurm = slurm;
@@ -109,7 +114,11 @@ final class Submitter {
             .orElseGet(() -> new PlaceholderTag(lead.namespace(), lead.name(), lead.uid()))
             .inCluster(cluster.get());
     try {
-      JobSubmission s = Placeholders.toSubmission(tag, place.job(), workDir, shape);
+      // slurmrestd 22.05 refuses excluded_nodes: there a cordon must also drain the node in Slurm
+      // (KSE_DRAIN_VIA), else Slurm may allocate it again (StepRunner spaces those replacements)
+      java.util.Set<String> avoid =
+          slurm.apiVersion().supportsExcludedNodes() ? unusableNodes.get() : java.util.Set.of();
+      JobSubmission s = Placeholders.toSubmission(tag, place.job(), workDir, shape, avoid);
       long id = slurm.submit(s);
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));

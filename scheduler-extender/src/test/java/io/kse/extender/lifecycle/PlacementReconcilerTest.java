@@ -382,6 +382,38 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.CANCELLED);
     cache.pollOnce();
     assertThat(slurm.submissions()).as("a new placeholder").hasSize(2);
+    assertThat(slurm.submissions().get(1).excludedNodes())
+        .as("never on that node again")
+        .containsExactly("gpu-node-1");
+  }
+
+  /**
+   * slurmrestd 22.05 cannot exclude a node: Slurm allocated the cordoned node to each replacement
+   * in turn, and the extender cancelled and resubmitted in a loop (four jobs a second, seen live).
+   */
+  @Test
+  void onSlurm2205ReplacementsOfAJobOnACordonedNodeAreSpacedNotLooped() {
+    slurm.speak(io.kse.slurm.ApiVersion.V0038);
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long first = submitted(p);
+    nodes.put("gpu-node-1", new KubeNodes.KubeNode("gpu-node-1", true, Optional.empty()));
+    slurm.allocate(first, List.of("gpu-node-1"));
+    cache.pollOnce();
+    cache.pollOnce();
+    assertThat(slurm.submissions()).hasSize(2);
+    cache.pollOnce(); // the cache follows the new job from its submission
+    long second = cache.jobFor("uid-1").orElseThrow().id();
+    assertThat(second).isNotEqualTo(first);
+    slurm.allocate(second, List.of("gpu-node-1")); // Slurm chose it again
+    cache.pollOnce();
+    assertThat(slurm.job(second).map(SlurmJob::state))
+        .as("held, not cancelled at once")
+        .contains(JobState.RUNNING);
+    assertThat(actions)
+        .anyMatch(a -> a.contains("slurmrestd 22.05 cannot exclude a node from a job"));
+    clock.advance(java.time.Duration.ofSeconds(3));
+    lifecycle.reconcileAll();
+    assertThat(slurm.job(second).map(SlurmJob::state)).contains(JobState.CANCELLED);
   }
 
   @Test

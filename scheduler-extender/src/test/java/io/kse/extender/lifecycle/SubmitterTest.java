@@ -42,8 +42,12 @@ class SubmitterTest {
         JobSubmission.Shape.BATCH,
         key -> Set.of(),
         ClusterIdentity.of("c1"),
-        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()));
+        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()),
+        () -> unusable);
   }
+
+  /** Slurm nodes whose Kubernetes node is cordoned or drained, as the observer reports them. */
+  final Set<String> unusable = new java.util.TreeSet<>();
 
   static PlacementPolicy policy() {
     return new PlacementPolicy(
@@ -76,6 +80,26 @@ class SubmitterTest {
         .isEqualTo(new PlaceholderState.Submitted(id, "inference", clock.instant()));
     assertThat(fake.client.submissions().get(0).tag().cluster()).contains("c1");
     assertThat(said).anyMatch(s -> s.startsWith("event SlurmJobSubmitted: placeholder submitted"));
+  }
+
+  /** A placeholder must never be given a node its pod cannot go to: replaced, it would be again. */
+  @Test
+  void cordonedOrDrainedNodesAreExcludedFromThePlaceholder() {
+    unusable.addAll(Set.of("gpu-node-0", "gpu-node-3"));
+    submitter(SubmitterTest::policy).submit(placement, List.of(pod));
+    assertThat(fake.client.submissions().get(0).excludedNodes())
+        .containsExactlyInAnyOrder("gpu-node-0", "gpu-node-3");
+  }
+
+  /**
+   * slurmrestd 22.05 refuses excluded_nodes: the job goes without (a drain must keep Slurm off).
+   */
+  @Test
+  void onSlurm2205NoExclusionIsSentForItWouldBeRefused() {
+    fake.client.speak(io.kse.slurm.ApiVersion.V0038);
+    unusable.add("gpu-node-0");
+    submitter(SubmitterTest::policy).submit(placement, List.of(pod));
+    assertThat(fake.client.submissions().get(0).excludedNodes()).isEmpty();
   }
 
   @Test

@@ -35,6 +35,8 @@ public final class SlurmHttp {
   private final TokenSource tokens;
   private final Duration requestTimeout;
   private final HttpClient http;
+  private final java.util.concurrent.atomic.LongAdder received =
+      new java.util.concurrent.atomic.LongAdder();
 
   public SlurmHttp(
       URI base,
@@ -59,6 +61,11 @@ public final class SlurmHttp {
 
   public URI base() {
     return base;
+  }
+
+  /** Bytes of every answer's body read from slurmrestd so far: what we cost it to serialize. */
+  public long receivedBytes() {
+    return received.sum();
   }
 
   public Response get(String what, String path) {
@@ -117,6 +124,7 @@ public final class SlurmHttp {
       throw new SlurmUnavailableException(what + " interrupted", e);
     }
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+    received.add(resp.body() == null ? 0 : resp.body().length);
     if (resp.statusCode() == 304) {
       return new Response(304, null);
     }

@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -54,7 +53,13 @@ final class PreemptionScenario {
     AtomicLong placeholderId = new AtomicLong(-1);
     try (SlurmStateCache cache =
         new SlurmStateCache(
-            slurm, POLL, Duration.ofSeconds(30), Clock.systemUTC(), new SimpleMeterRegistry())) {
+            slurm,
+            io.kse.slurm.StateCadence.of(
+                POLL, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofMinutes(5), 32),
+            Clock.systemUTC(),
+            new SimpleMeterRegistry())) {
+      java.util.concurrent.atomic.AtomicReference<SlurmJob> victimSeen =
+          new java.util.concurrent.atomic.AtomicReference<>();
       cache.addJobListener(
           c -> {
             long now = System.nanoTime();
@@ -63,6 +68,8 @@ final class PreemptionScenario {
             }
             if (training.contains(c.jobId())
                 && c.after().map(PreemptionScenario::preempted).orElse(false)) {
+              // other users' jobs are reported, not kept: the change carries the victim
+              victimSeen.compareAndSet(null, c.after().get());
               cacheSawVictim.compareAndSet(0, now);
             }
           });
@@ -70,6 +77,8 @@ final class PreemptionScenario {
       await().atMost(Duration.ofSeconds(10)).until(cache::synced);
 
       AtomicBoolean watching = new AtomicBoolean(true);
+      java.util.Map<Long, java.util.List<String>> ranOn =
+          new java.util.concurrent.ConcurrentHashMap<>();
       Thread watcher =
           new Thread(
               () -> {
@@ -79,8 +88,15 @@ final class PreemptionScenario {
                     if (j.id() == placeholderId.get() && j.isAllocated()) {
                       restSawStart.compareAndSet(0, now);
                     }
-                    if (training.contains(j.id()) && preempted(j)) {
-                      restSawVictim.compareAndSet(0, now);
+                    if (training.contains(j.id()) && j.isAllocated()) {
+                      ranOn.put(j.id(), j.nodes());
+                    }
+                    if (training.contains(j.id())
+                        && preempted(j)
+                        && restSawVictim.compareAndSet(0, now)) {
+                      // what Slurm's EpilogSlurmctld hook tells the extender (SlurmHooksIT runs
+                      // the real hook): this job ended, on these nodes
+                      cache.endedElsewhere(j.id(), ranOn.getOrDefault(j.id(), j.nodes()));
                     }
                   }
                   sleep(25);
@@ -89,7 +105,7 @@ final class PreemptionScenario {
               "rest-watcher");
       watcher.start();
       long submitted = System.nanoTime();
-      placeholderId.set(slurm.submit(placeholder));
+      placeholderId.set(cache.tracking(slurm).submit(placeholder));
       try {
         await()
             .atMost(Duration.ofSeconds(20))
@@ -100,13 +116,7 @@ final class PreemptionScenario {
         join(watcher);
       }
       SlurmJob p = cache.job(placeholderId.get()).orElseThrow();
-      SlurmJob victim =
-          training.stream()
-              .map(cache::job)
-              .flatMap(Optional::stream)
-              .filter(PreemptionScenario::preempted)
-              .findFirst()
-              .orElseThrow();
+      SlurmJob victim = victimSeen.get();
       System.out.printf(
           "[measure] %s: submit -> placeholder RUNNING (REST) %d ms; cache lag after REST:"
               + " placeholder start %d ms, victim requeue %d ms (poll interval %d ms)%n",

@@ -62,13 +62,17 @@ class SlurmHooksIT {
   }
 
   long sbatch(String name, String wrap, boolean held) {
+    return sbatch("training", name, wrap, held);
+  }
+
+  long sbatch(String partition, String name, String wrap, boolean held, String... more) {
     List<String> cmd =
         new java.util.ArrayList<>(
             List.of(
                 "sbatch",
                 "--parsable",
                 "-p",
-                "training",
+                partition,
                 "-N1",
                 "-J",
                 name,
@@ -79,6 +83,7 @@ class SlurmHooksIT {
     if (held) {
       cmd.add("--hold");
     }
+    cmd.addAll(List.of(more));
     cmd.addAll(List.of("--wrap", wrap));
     return Long.parseLong(cluster.cli(cmd.toArray(String[]::new)).trim().split(";")[0]);
   }
@@ -91,25 +96,61 @@ class SlurmHooksIT {
     long other = sbatch("training-run", "sleep 1", false);
     await("start hints")
         .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                hints.contains("job=" + completes + "&event=allocated")
-                    && hints.contains("job=" + cancelled + "&event=allocated"));
+        .until(() -> said(completes, "allocated") && said(cancelled, "allocated"));
     cluster.cli("scancel", Long.toString(cancelled));
     cluster.cli("scancel", Long.toString(pending));
     try {
       await("end hints")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  hints.contains("job=" + completes + "&event=end")
-                      && hints.contains("job=" + cancelled + "&event=end"));
+          .until(() -> said(completes, "end") && said(cancelled, "end") && said(other, "end"));
     } finally {
       System.out.printf("[measure] Slurm %s hooks said: %s%n", LocalSlurmCluster.version(), hints);
     }
     Thread.sleep(3_000); // long enough for a hint that would come
     assertThat(hints)
-        .as("a job cancelled while pending runs neither script; other users' jobs are not ours")
-        .noneMatch(h -> h.startsWith("job=" + pending + "&") || h.startsWith("job=" + other + "&"));
+        .as("a job cancelled while pending runs neither script")
+        .noneMatch(h -> h.startsWith("job=" + pending + "&"));
+    assertThat(hints)
+        .as("another user's job: its end (a possible victim), never its start")
+        .noneMatch(h -> h.startsWith("job=" + other + "&event=allocated"));
+    assertThat(hints)
+        .as("an end names the nodes the job ran on, as a host list")
+        .anyMatch(h -> h.startsWith("job=" + completes + "&event=end&nodes=") && !h.endsWith("="));
+  }
+
+  /**
+   * Issue 28: a job Slurm preempts (requeues) for a higher partition's job: its end is said, with
+   * the node it lost, so the extender knows the victim without listing everyone's jobs.
+   */
+  @Test
+  void aPreemptedJobsEndIsSaidWithTheNodeItLost() throws Exception {
+    String node = "gpu-node-0";
+    long victim = sbatch("training", "train-victim", "sleep 600", false, "-w", node, "--exclusive");
+    await("victim running")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                cluster
+                    .cli("squeue", "-h", "-j", Long.toString(victim), "-o", "%T")
+                    .contains("RUNNING"));
+    long preemptor =
+        sbatch("inference", "kse-it-preemptor", "sleep 600", false, "-w", node, "--exclusive");
+    try {
+      await("victim's end")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> hints.contains("job=" + victim + "&event=end&nodes=" + node));
+      await("preemptor's start")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> said(preemptor, "allocated"));
+    } finally {
+      System.out.printf("[measure] Slurm %s hooks said: %s%n", LocalSlurmCluster.version(), hints);
+      cluster.cancelAll();
+    }
+  }
+
+  /** The hook said {@code event} for the job (an end also names its nodes). */
+  private boolean said(long job, String event) {
+    String head = "job=" + job + "&event=" + event;
+    return hints.stream().anyMatch(h -> h.equals(head) || h.startsWith(head + "&"));
   }
 }

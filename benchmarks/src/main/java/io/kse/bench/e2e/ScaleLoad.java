@@ -1,0 +1,169 @@
+package io.kse.bench.e2e;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the extender costs Slurm on the scale rig (issue 28): Slurm 26.05 with thousands of GPU
+ * nodes made {@code state=external}, other users' queues of 5,000 to 50,000 jobs with churn ({@link
+ * BackgroundJobs}), and the extender following its own placeholders. For each queue size, two
+ * windows of the same length: the extender stopped, then running (after its start-up listing has
+ * settled). Prints one {@code scale …} line per queue size: slurmctld's and slurmrestd's CPU in
+ * each window, slurmctld's RPC time in all and for our Slurm user ({@code sdiag}), our share, the
+ * extender's Slurm calls by operation and the bytes it read, its CPU and RSS. Figures only.
+ *
+ * <pre>
+ * java -cp benchmarks.jar io.kse.bench.e2e.ScaleLoad --env DIR/env --stack e2e/cluster/stack
+ *      [--jobs 5000,20000,50000] [--seconds 60] [--churn 5] [--tag T]
+ * </pre>
+ */
+public final class ScaleLoad {
+  private ScaleLoad() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = BenchStack.args(args);
+    BenchStack stack = BenchStack.from(a);
+    String tag = a.getOrDefault("tag", "run");
+    int seconds = Integer.parseInt(a.getOrDefault("seconds", "60"));
+    int churn = Integer.parseInt(a.getOrDefault("churn", "5"));
+    CpuMeter cpu = CpuMeter.of(stack);
+    try (BackgroundJobs jobs = new BackgroundJobs(stack)) {
+      boolean churning = false;
+      for (String k : a.getOrDefault("jobs", "5000,20000,50000").split(",")) {
+        int queue = Integer.parseInt(k.trim());
+        long t0 = System.nanoTime();
+        jobs.fillTo(queue);
+        System.err.printf(
+            "[scale] %d background jobs after %d s (%d failed requests)%n",
+            jobs.size(), (System.nanoTime() - t0) / 1_000_000_000L, jobs.failures());
+        if (!churning) {
+          jobs.churn(churn);
+          churning = true;
+        }
+        stack.command("extender-stop");
+        Thread.sleep(5_000);
+        Window stopped = Window.measure(stack, cpu, seconds, false);
+        stack.command("extender-start");
+        Thread.sleep(20_000); // its start-up listing of the whole table, then steady state
+        Window running = Window.measure(stack, cpu, seconds, true);
+        StringBuilder out = new StringBuilder("scale tag=").append(tag);
+        out.append(" nodes=").append(nodeCount(stack));
+        out.append(" background_jobs=").append(jobs.size());
+        out.append(" churn_per_s=").append(churn);
+        stopped.append(out, "stopped");
+        running.append(out, "running");
+        System.out.println(out);
+      }
+    }
+  }
+
+  private static int nodeCount(BenchStack stack) {
+    return Integer.parseInt(stack.env("KSE_LAB_NODES"))
+        + Integer.parseInt(stack.env("KSE_LAB_EXTERNAL_NODES"));
+  }
+
+  /** One measured window: CPU by component, sdiag by user, the extender's calls and bytes. */
+  private record Window(
+      double perMinute,
+      Map<String, Long> cpuMs,
+      long allRpcUs,
+      long allRpcs,
+      long ourRpcUs,
+      long ourRpcs,
+      Map<String, Double> calls,
+      double rssMiB) {
+
+    static Window measure(BenchStack stack, CpuMeter cpu, int seconds, boolean extender)
+        throws Exception {
+      String us = stack.env("KSE_LAB_JWT_USER");
+      Map<String, Map<String, Long>> rpcBefore = SlurmLoad.sdiagUsers(stack);
+      Map<String, Long> cpuBefore = cpu.snapshot();
+      Map<String, Double> callsBefore = extender ? extenderCounters(stack) : Map.of();
+      Thread.sleep(seconds * 1000L);
+      Map<String, Double> calls =
+          extender ? SlurmLoad.delta(callsBefore, extenderCounters(stack)) : Map.of();
+      Map<String, Long> spent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+      Map<String, Map<String, Long>> rpcAfter = SlurmLoad.sdiagUsers(stack);
+      long allUs = 0;
+      long all = 0;
+      for (var e : rpcAfter.entrySet()) {
+        Map<String, Long> b = rpcBefore.getOrDefault(e.getKey(), Map.of());
+        allUs += e.getValue().getOrDefault("us", 0L) - b.getOrDefault("us", 0L);
+        all += e.getValue().getOrDefault("count", 0L) - b.getOrDefault("count", 0L);
+      }
+      Map<String, Long> ourAfter = rpcAfter.getOrDefault(us, Map.of());
+      Map<String, Long> ourBefore = rpcBefore.getOrDefault(us, Map.of());
+      return new Window(
+          60.0 / seconds,
+          spent,
+          allUs,
+          all,
+          ourAfter.getOrDefault("us", 0L) - ourBefore.getOrDefault("us", 0L),
+          ourAfter.getOrDefault("count", 0L) - ourBefore.getOrDefault("count", 0L),
+          calls,
+          extender ? ScaleLoad.rssMiB(stack) : 0);
+    }
+
+    void append(StringBuilder out, String name) {
+      out.append(
+          String.format(
+              " %s_slurmctld_cpu_s_per_min=%.2f %s_slurmrestd_cpu_s_per_min=%.2f"
+                  + " %s_all_rpcs_per_min=%.0f %s_all_rpc_ms_per_min=%.0f",
+              name,
+              cpuMs.getOrDefault("slurmctld", 0L) / 1000.0 * perMinute,
+              name,
+              cpuMs.getOrDefault("slurmrestd", 0L) / 1000.0 * perMinute,
+              name,
+              allRpcs * perMinute,
+              name,
+              allRpcUs / 1000.0 * perMinute));
+      if (!name.equals("running")) {
+        return;
+      }
+      out.append(
+          String.format(
+              " our_rpcs_per_min=%.0f our_rpc_ms_per_min=%.0f our_rpc_time_share_pct=%.2f"
+                  + " extender_cpu_s_per_min=%.2f extender_rss_mib=%.0f",
+              ourRpcs * perMinute,
+              ourRpcUs / 1000.0 * perMinute,
+              allRpcUs == 0 ? 0 : 100.0 * ourRpcUs / allRpcUs,
+              cpuMs.getOrDefault("extender", 0L) / 1000.0 * perMinute,
+              rssMiB));
+      for (var e : new TreeMap<>(calls).entrySet()) {
+        out.append(String.format(" %s=%.1f", e.getKey(), e.getValue() * perMinute));
+      }
+    }
+  }
+
+  /** The extender's Slurm calls by operation and the bytes it read, so far. */
+  static Map<String, Double> extenderCounters(BenchStack stack) throws Exception {
+    Map<String, Double> c = new TreeMap<>(SlurmLoad.slurmCalls(stack));
+    String body =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    for (String line : body.split("\n")) {
+      if (line.startsWith("kse_slurm_response_bytes_total")) {
+        c.put("bytes_read", Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+      }
+    }
+    return c;
+  }
+
+  static double rssMiB(BenchStack stack) throws Exception {
+    Path pid = Path.of(stack.env("KSE_E2E_DIR"), "run", "extender.pid");
+    for (String line :
+        Files.readAllLines(Path.of("/proc", Files.readString(pid).trim(), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+      }
+    }
+    return 0;
+  }
+}
