@@ -168,7 +168,12 @@ class HardeningE2E extends Scenario {
             "sleep 60");
     long impostor = Long.parseLong(out.trim().split(";")[0]);
     sbatchJobs.add(impostor);
-    Thread.sleep(4_000); // several polls: long enough for a reaction, had there been one
+    Thread.sleep(4_000); // several passes: long enough for a reaction, had there been one
+    // the extender reads other users' jobs only in a full listing of the job table (start,
+    // takeover, the 5-minute safety net; issue 28): a restart makes it list now
+    stack.killExtender();
+    stack.startExtender();
+    Thread.sleep(2_000);
     Pod now = pod("target");
     assertThat(now.getMetadata().getDeletionTimestamp()).as("not evicted").isNull();
     assertThat(slurm.job(real.id()).map(Scenario::running)).contains(true);

@@ -434,7 +434,7 @@ public final class SlurmStateCache implements AutoCloseable {
     Set<Long> seenImpostors = new HashSet<>();
     PlaceholderOwner who = owner;
     for (SlurmJob j : listing.jobs()) {
-      if (who.impostor(j)) {
+      if (who.impostor(j) && !j.state().isFinal()) { // an ended copy can do no harm
         seenImpostors.add(j.id());
         if (!impostors.contains(j.id())) {
           LOG.warn(
@@ -624,7 +624,7 @@ public final class SlurmStateCache implements AutoCloseable {
     return owner.tagOf(job);
   }
 
-  /** Jobs that carry our tag under another Slurm user, now in Slurm. */
+  /** Live jobs that carry our tag under another Slurm user, at the last full listing. */
   public int impostors() {
     return impostors.size();
   }

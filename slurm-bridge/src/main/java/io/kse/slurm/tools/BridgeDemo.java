@@ -57,7 +57,7 @@ public final class BridgeDemo {
               .workingDirectory(env.getOrDefault("KSE_DEMO_WORKDIR", "/tmp"))
               .build();
       long start = System.nanoTime();
-      long id = slurm.submit(job);
+      long id = cache.tracking(slurm).submit(job); // the cache follows what we submit
       say("submitted placeholder job " + id + " for pod demo/llm-0 (partition inference, 8 GPUs)");
 
       SlurmJob allocated = null;

@@ -181,6 +181,20 @@ class StateCadenceTest {
   }
 
   @Test
+  void impostorsAreCountedAtEachFullListingWhileTheyLive() {
+    cache.owner(
+        new io.kse.slurm.PlaceholderOwner(
+            java.util.Optional.empty(), java.util.Optional.of(FakeSlurmClient.USER)));
+    String comment = new PlaceholderTag("ns", "pod-x", "ux").toComment();
+    long live = slurm.addJobAs("mallory", comment);
+    long ended = slurm.addJobAs("mallory", comment);
+    slurm.end(ended, JobState.CANCELLED);
+    cache.pollOnce();
+    assertThat(cache.impostors()).as("the cancelled copy can do no harm").isEqualTo(1);
+    assertThat(cache.job(live)).as("never kept").isEmpty();
+  }
+
+  @Test
   void aTakeoverListsTheJobTableAtOnce() {
     cache.pollOnce();
     long orphan =
