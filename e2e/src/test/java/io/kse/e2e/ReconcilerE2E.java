@@ -21,28 +21,6 @@ import org.junit.jupiter.api.Test;
  * convergence time ({@code [e2e] converged …}).
  */
 class ReconcilerE2E extends Scenario {
-  static final Duration CONVERGE = Duration.ofSeconds(20);
-
-  void scancel(long job) {
-    stack.slurmCluster().cli("scancel", Long.toString(job));
-  }
-
-  /** Gone, or on its way out (the eviction was accepted). */
-  boolean leaving(String name, String uid) {
-    Pod p = pod(name);
-    return p == null
-        || !p.getMetadata().getUid().equals(uid)
-        || p.getMetadata().getDeletionTimestamp() != null;
-  }
-
-  long awaitLeaving(String name, String uid, long sinceNanos) {
-    await(name + " evicted")
-        .atMost(CONVERGE)
-        .pollInterval(Duration.ofMillis(50))
-        .until(() -> leaving(name, uid));
-    return (System.nanoTime() - sinceNanos) / 1_000_000;
-  }
-
   /** Sequence 1: scancel of bound pods' jobs, several times: every pod evicted, every time. */
   @Test
   void boundPodsAreEvictedWheneverTheirJobEnds() {

@@ -71,6 +71,29 @@ abstract class Scenario {
             () -> activePlaceholders(ns).isEmpty() && kube.namespaces().withName(ns).get() == null);
   }
 
+  /** How long the extender may take to converge after a change. */
+  static final Duration CONVERGE = Duration.ofSeconds(20);
+
+  void scancel(long job) {
+    stack.slurmCluster().cli("scancel", Long.toString(job));
+  }
+
+  /** Gone, or on its way out (the eviction was accepted). */
+  boolean leaving(String name, String uid) {
+    Pod p = pod(name);
+    return p == null
+        || !p.getMetadata().getUid().equals(uid)
+        || p.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  long awaitLeaving(String name, String uid, long sinceNanos) {
+    await(name + " evicted")
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> leaving(name, uid));
+    return (System.nanoTime() - sinceNanos) / 1_000_000;
+  }
+
   /** An inference pod of our scheduler asking for {@code gpus} GPUs. */
   PodBuilder inferencePod(String name, int gpus) {
     return new PodBuilder()

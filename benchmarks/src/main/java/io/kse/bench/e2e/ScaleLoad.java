@@ -1,5 +1,6 @@
 package io.kse.bench.e2e;
 
+import io.kse.slurm.testing.BackgroundJobs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -29,7 +30,11 @@ public final class ScaleLoad {
     int seconds = Integer.parseInt(a.getOrDefault("seconds", "60"));
     int churn = Integer.parseInt(a.getOrDefault("churn", "5"));
     CpuMeter cpu = CpuMeter.of(stack);
-    try (BackgroundJobs jobs = new BackgroundJobs(stack)) {
+    try (BackgroundJobs jobs =
+        new BackgroundJobs(
+            stack.env("KSE_LAB_REST_URL"),
+            Path.of(stack.env("KSE_LAB_JWT_ROOT_FILE")),
+            stack::scancel)) {
       boolean churning = false;
       for (String k : a.getOrDefault("jobs", "5000,20000,50000").split(",")) {
         int queue = Integer.parseInt(k.trim());

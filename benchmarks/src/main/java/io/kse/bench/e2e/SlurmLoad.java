@@ -120,13 +120,13 @@ public final class SlurmLoad {
     try {
       Thread.sleep(5_000); // the extender's polls settle into the new size
       long listingBytes = listingBytes(stack);
-      Map<String, Double> callsBefore = slurmCalls(stack);
+      Map<String, Double> callsBefore = ScaleLoad.extenderCounters(stack);
       Map<String, Long> cpuBefore = cpu.snapshot();
       Map<String, Long> rpcBefore = sdiagUser(stack, stack.env("KSE_LAB_JWT_USER"));
       Thread.sleep(seconds * 1000L);
       Map<String, Long> rpcAfter = sdiagUser(stack, stack.env("KSE_LAB_JWT_USER"));
       Map<String, Long> spent = CpuMeter.spent(cpuBefore, cpu.snapshot());
-      Map<String, Double> calls = delta(callsBefore, slurmCalls(stack));
+      Map<String, Double> calls = delta(callsBefore, ScaleLoad.extenderCounters(stack));
       double perMinute = 60.0 / seconds;
       StringBuilder out = new StringBuilder();
       out.append("slurm_load tag=").append(tag).append(" other_jobs=").append(held.size());

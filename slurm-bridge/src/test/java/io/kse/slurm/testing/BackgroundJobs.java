@@ -1,4 +1,4 @@
-package io.kse.bench.e2e;
+package io.kse.slurm.testing;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,10 +25,10 @@ import java.util.regex.Pattern;
  * others wait with changing reasons, as on a busy cluster. Through slurmrestd with root's token, as
  * a portal would submit.
  */
-final class BackgroundJobs implements AutoCloseable {
+public final class BackgroundJobs implements AutoCloseable {
   private static final Pattern JOB_ID = Pattern.compile("\"job_id\"\\s*:\\s*(\\d+)");
 
-  private final BenchStack stack;
+  private final java.util.function.Consumer<List<Long>> cancel;
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final String base;
@@ -39,40 +39,52 @@ final class BackgroundJobs implements AutoCloseable {
   private final AtomicLong failed = new AtomicLong();
   private final ScheduledExecutorService churn = Executors.newSingleThreadScheduledExecutor();
 
-  BackgroundJobs(BenchStack stack) throws Exception {
-    this.stack = stack;
-    this.base = stack.env("KSE_LAB_REST_URL") + "/slurm/v0.0.45";
-    this.token = Files.readString(Path.of(stack.env("KSE_LAB_JWT_ROOT_FILE"))).trim();
+  /** Eligible jobs submitted before the held ones: enough to keep the nodes busy. */
+  static final int LIVE = 1000;
+
+  /**
+   * @param restUrl slurmrestd (26.05: v0.0.45) of a cluster whose {@code external} partition holds
+   *     external nodes ({@code testing/slurm/slurm-cluster --external-nodes})
+   * @param rootToken a file holding root's JWT
+   * @param cancel cancels jobs in bulk at the end (scancel: one RPC per 200)
+   */
+  public BackgroundJobs(
+      String restUrl, Path rootToken, java.util.function.Consumer<List<Long>> cancel)
+      throws java.io.IOException {
+    this.cancel = cancel;
+    this.base = restUrl + "/slurm/v0.0.45";
+    this.token = Files.readString(rootToken).trim();
   }
 
-  int size() {
+  public int size() {
     return ids.size();
   }
 
-  long failures() {
+  public long failures() {
     return failed.get();
   }
 
   /** Submits until {@code queue} jobs are held, six requests at a time. */
-  void fillTo(int queue) throws Exception {
+  public void fillTo(int queue) throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(6);
     int want = queue - ids.size();
     for (int i = 0; i < want; i++) {
-      pool.execute(this::submitOne);
+      boolean held = ids.size() + i >= LIVE;
+      pool.execute(() -> submitOne(held));
     }
     pool.shutdown();
     pool.awaitTermination(2, TimeUnit.HOURS);
   }
 
   /** From now on, every second: {@code perSecond} random jobs cancelled, as many submitted. */
-  void churn(int perSecond) {
+  public void churn(int perSecond) {
     churn.scheduleAtFixedRate(
         () -> {
           try {
             for (int i = 0; i < perSecond && !ids.isEmpty(); i++) {
               long id = ids.remove(random.nextInt(ids.size()));
               send("DELETE", "/job/" + id, null);
-              submitOne();
+              submitOne(false);
             }
           } catch (RuntimeException e) {
             failed.incrementAndGet();
@@ -83,7 +95,7 @@ final class BackgroundJobs implements AutoCloseable {
         TimeUnit.SECONDS);
   }
 
-  private void submitOne() {
+  private void submitOne(boolean held) {
     int nodes;
     synchronized (random) {
       int r = random.nextInt(100);
@@ -106,6 +118,7 @@ final class BackgroundJobs implements AutoCloseable {
             + minutes
             + "},\"nice\":"
             + nice
+            + (held ? ",\"hold\":true" : "")
             + ",\"flags\":[\"EXTERNAL_JOB\"],\"current_working_directory\":\"/tmp\","
             + "\"environment\":[\"PATH=/usr/bin:/bin\"]}}";
     String answer = send("POST", "/job/submit", body);
@@ -143,6 +156,6 @@ final class BackgroundJobs implements AutoCloseable {
     synchronized (ids) {
       all = new ArrayList<>(ids);
     }
-    stack.scancel(all);
+    cancel.accept(all);
   }
 }
