@@ -33,6 +33,11 @@ public abstract class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public List<SlurmJob> allJobs(java.util.function.Predicate<SlurmJob> keep) {
+    return delegate().allJobs(keep);
+  }
+
+  @Override
   public Map<Long, JobState> jobStates(Collection<Long> ids) {
     return delegate().jobStates(ids);
   }

@@ -23,6 +23,15 @@ public interface SlurmClient extends AutoCloseable {
   JobListing jobsChangedSince(Instant since);
 
   /**
+   * slurmctld's whole job table, keeping only the jobs {@code keep} accepts, as they are read: what
+   * is held grows with what is kept, not with the table (at 50,000 jobs the table is some 150 MB of
+   * JSON). The safety net's listing. This default lists everything first.
+   */
+  default List<SlurmJob> allJobs(java.util.function.Predicate<SlurmJob> keep) {
+    return jobsChangedSince(Instant.EPOCH).jobs().stream().filter(keep).toList();
+  }
+
+  /**
    * The states of these jobs, in as few calls as the API version allows: an answer whose size grows
    * with the jobs asked about, never with other users' jobs. A job slurmctld no longer has is left
    * out. This default asks for each job on its own (v0.0.38 has no batch form).

@@ -34,7 +34,8 @@ public final class SlurmClients {
         .baseUnit("bytes")
         .register(registry);
     ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));
-    return new ResilientSlurmClient(new RestSlurmClient(http, version), config, registry);
+    return new ResilientSlurmClient(
+        new RestSlurmClient(http, version, config.cadence().listingTimeout()), config, registry);
   }
 
   /** The HTTP transport alone, for tools that pick the version themselves. */

@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param safetyNet the whole job table this often
  * @param maxReadsPerPoll full reads of single jobs per pass; more wait for the next pass
  * @param maxStateIdsPerPoll job ids whose state one pass checks; more wait for the next pass
+ * @param listingTimeout how long the whole job table may take to begin arriving: slurmrestd builds
+ *     it whole first (some 10 s at 50,000 jobs), longer than any other call may take
  */
 public record StateCadence(
     Duration poll,
@@ -26,7 +28,8 @@ public record StateCadence(
     Duration nodes,
     Duration safetyNet,
     int maxReadsPerPoll,
-    int maxStateIdsPerPoll) {
+    int maxStateIdsPerPoll,
+    Duration listingTimeout) {
 
   public StateCadence {
     if (maxReadsPerPoll < 1 || maxStateIdsPerPoll < 1) {
@@ -38,7 +41,8 @@ public record StateCadence(
   public static StateCadence of(
       Duration poll, Duration runningRead, Duration nodes, Duration safetyNet, int maxReads) {
     Duration pendingRead = poll.multipliedBy(4);
-    return new StateCadence(poll, pendingRead, runningRead, nodes, safetyNet, maxReads, 1000);
+    return new StateCadence(
+        poll, pendingRead, runningRead, nodes, safetyNet, maxReads, 1000, Duration.ofMinutes(2));
   }
 
   /**
@@ -47,6 +51,13 @@ public record StateCadence(
    */
   public static StateCadence everyPass(Duration poll, Duration safetyNet) {
     return new StateCadence(
-        poll, Duration.ZERO, Duration.ZERO, Duration.ZERO, safetyNet, 1000, 1000);
+        poll,
+        Duration.ZERO,
+        Duration.ZERO,
+        Duration.ZERO,
+        safetyNet,
+        1000,
+        1000,
+        Duration.ofMinutes(2));
   }
 }

@@ -241,8 +241,9 @@ public final class PlacementReconciler {
 
   /** The new writer converges everything, exactly as after any other missed change. */
   public void takeOver() {
-    // the previous writer's placeholders may be unknown here: slurmctld's whole job table once
-    views.cache().resyncSoon();
+    // the previous writer's placeholders may be unknown here: slurmctld's whole job table once,
+    // unless the start-up listing just read it
+    views.cache().resyncUnlessListedWithin(java.time.Duration.ofSeconds(30));
     LOG.info("writer_takeover placementsQueued={}", reconcileAll());
   }
 

@@ -127,6 +127,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public List<SlurmJob> allJobs(java.util.function.Predicate<SlurmJob> keep) {
+    return call("list_jobs", true, () -> delegate.allJobs(keep));
+  }
+
+  @Override
   public java.util.Map<Long, io.kse.slurm.JobState> jobStates(java.util.Collection<Long> ids) {
     return call("job_states", true, () -> delegate.jobStates(ids));
   }

@@ -17,6 +17,7 @@ import io.kse.slurm.SlurmRejectedException;
 import io.kse.slurm.SlurmUnavailableException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,15 @@ public final class RestSlurmClient implements SlurmClient {
   /** v0.0.41+ end collection paths with a slash, as their OpenAPI documents do. */
   private final String slash;
 
+  /** How long the whole job table may take to begin arriving (slurmrestd builds it first). */
+  private final Duration listingTimeout;
+
   public RestSlurmClient(SlurmHttp http, ApiVersion version) {
+    this(http, version, Duration.ofMinutes(2));
+  }
+
+  public RestSlurmClient(SlurmHttp http, ApiVersion version, Duration listingTimeout) {
+    this.listingTimeout = listingTimeout;
     this.http = http;
     this.version = version;
     this.bodies = new RequestBodies(version);
@@ -94,6 +103,28 @@ public final class RestSlurmClient implements SlurmClient {
     Instant covered = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
     Instant asOf = (covered.isBefore(requested) ? covered : requested).minusSeconds(1);
     return new JobListing(true, jobs, asOf);
+  }
+
+  /**
+   * The job table read as a stream, each job kept or dropped as it is read ({@link
+   * SlurmHttp#stream}): the extender holds our placeholders, never the table.
+   */
+  @Override
+  public List<SlurmJob> allJobs(java.util.function.Predicate<SlurmJob> keep) {
+    List<SlurmJob> out = new ArrayList<>();
+    http.stream(
+        "list jobs",
+        path("jobs" + slash),
+        "jobs",
+        SlurmJson.JOB_FIELDS,
+        listingTimeout,
+        j -> {
+          SlurmJob job = SlurmJson.job(j);
+          if (keep.test(job)) {
+            out.add(job);
+          }
+        });
+    return out;
   }
 
   /** Ids per {@code jobs/state} call: a request line of about 2 KB. */
@@ -179,41 +210,46 @@ public final class RestSlurmClient implements SlurmClient {
 
   @Override
   public List<SlurmNode> nodes() {
-    List<SlurmNode> nodes = new ArrayList<>();
-    http.get("list nodes", path("nodes" + slash))
-        .body()
-        .path("nodes")
-        .forEach(n -> nodes.add(SlurmJson.node(n)));
-    return nodes;
+    return listNodes("").nodes();
   }
 
   /**
    * Nodes with {@code update_time}, as jobs are listed: slurmctld's whole node table only when a
    * node changed. An answer with no node at all is read as "unchanged" (v0.0.42+ say so with an
-   * empty list and a warning; a cluster never has no nodes).
+   * empty list and a warning; a cluster never has no nodes). Read as a stream, each node pruned to
+   * what the bridge uses as it is read: at 10,000 nodes the answer is tens of MB.
    */
   @Override
   public NodeListing nodesChangedSince(Instant since) {
     // slurmrestd before 26.05 loads the partitions with the same update_time to fill in each
     // node's partitions, and answers HTTP 500 ("Unable to query partitions", errno -1) when they
-    // did
-    // not change, whether nodes did or not (seen live on 22.05 and 24.11, SlurmBridgeIT): there the
-    // whole table is the only reliable answer. 26.05 (v0.0.45) answers as jobs do.
+    // did not change, whether nodes did or not (seen live on 22.05 and 24.11, SlurmBridgeIT):
+    // there the whole table is the only reliable answer. 26.05 (v0.0.45) answers as jobs do.
     if (since.getEpochSecond() <= 0 || version.compareTo(ApiVersion.V0045) < 0) {
-      return new NodeListing(true, nodes(), Instant.now().minusSeconds(1));
+      return listNodes("");
     }
     Instant requested = Instant.ofEpochSecond(Instant.now().getEpochSecond());
-    SlurmHttp.Response resp =
-        http.get(
-            "list nodes", path("nodes" + slash + "?update_time=" + updateTime(since, requested)));
-    if (resp.status() == 304 || resp.body().path("nodes").isEmpty()) {
+    NodeListing l = listNodes("?update_time=" + updateTime(since, requested));
+    if (l.nodes().isEmpty()) {
       return NodeListing.unchanged(since);
     }
+    Instant asOf = (l.asOf().isBefore(requested) ? l.asOf() : requested).minusSeconds(1);
+    return new NodeListing(true, l.nodes(), asOf);
+  }
+
+  private NodeListing listNodes(String query) {
     List<SlurmNode> nodes = new ArrayList<>();
-    resp.body().path("nodes").forEach(n -> nodes.add(SlurmJson.node(n)));
-    Instant covered = SlurmJson.time(resp.body().path("last_update")).orElse(requested);
-    Instant asOf = (covered.isBefore(requested) ? covered : requested).minusSeconds(1);
-    return new NodeListing(true, nodes, asOf);
+    JsonNode rest =
+        http.stream(
+            "list nodes",
+            path("nodes" + slash + query),
+            "nodes",
+            SlurmJson.NODE_FIELDS,
+            listingTimeout,
+            n -> nodes.add(SlurmJson.node(n)));
+    Instant covered =
+        SlurmJson.time(rest.path("last_update")).orElse(Instant.now()).minusSeconds(1);
+    return new NodeListing(true, nodes, covered);
   }
 
   @Override

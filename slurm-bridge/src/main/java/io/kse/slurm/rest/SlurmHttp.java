@@ -95,34 +95,13 @@ public final class SlurmHttp {
   /** Sends one request; any answer but 200/304 becomes a typed exception. */
   Response send(String what, String method, String path, JsonNode body, Pruning pruning) {
     String token = tokens.token();
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(base.resolve(path))
-            .timeout(requestTimeout)
-            .header("Accept", "application/json")
-            .header("X-SLURM-USER-TOKEN", token);
-    user.or(() -> Jwt.user(token)).ifPresent(u -> req.header("X-SLURM-USER-NAME", u));
-    if (body != null) {
-      req.header("Content-Type", "application/json")
-          .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
-    } else {
-      req.method(method, HttpRequest.BodyPublishers.noBody());
-    }
     long start = System.nanoTime();
-    HttpResponse<byte[]> resp;
-    try {
-      // bytes, not a String: Jackson reads UTF-8 directly, without a decoded copy of the body
-      resp = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-    } catch (HttpTimeoutException e) {
-      throw new SlurmUnavailableException(
-          what + " failed: no answer from " + base + " within " + requestTimeout.toMillis() + " ms",
-          e);
-    } catch (IOException e) {
-      throw new SlurmUnavailableException(
-          what + " failed: cannot reach slurmrestd at " + base + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SlurmUnavailableException(what + " interrupted", e);
-    }
+    // bytes, not a String: Jackson reads UTF-8 directly, without a decoded copy of the body
+    HttpResponse<byte[]> resp =
+        exchange(
+            what,
+            request(method, path, body, requestTimeout, token),
+            HttpResponse.BodyHandlers.ofByteArray());
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
     received.add(resp.body() == null ? 0 : resp.body().length);
     if (resp.statusCode() == 304) {
@@ -140,6 +119,136 @@ public final class SlurmHttp {
         resp.body() == null ? "" : new String(resp.body(), StandardCharsets.UTF_8),
         elapsed,
         token);
+  }
+
+  /**
+   * A GET whose top-level array {@code array} is handed to {@code each} one object at a time, as it
+   * is read, with only the fields {@code keep} names: slurmctld's whole job table (some 150 MB of
+   * JSON at 50,000 jobs) is never held, only what {@code each} keeps. {@code timeout} bounds the
+   * wait for the answer to begin (slurmrestd writes it only once it has it whole). Returns the
+   * answer's other top-level fields that are not arrays or objects (e.g. {@code last_update}'s
+   * parts are skipped; scalars kept), and {@code last_update} itself.
+   */
+  public ObjectNode stream(
+      String what,
+      String path,
+      String array,
+      Set<String> keep,
+      Duration timeout,
+      java.util.function.Consumer<JsonNode> each) {
+    String token = tokens.token();
+    long start = System.nanoTime();
+    HttpResponse<java.io.InputStream> resp =
+        exchange(
+            what,
+            request("GET", path, null, timeout, token),
+            HttpResponse.BodyHandlers.ofInputStream());
+    long[] count = {0};
+    ObjectNode rest = JSON.createObjectNode();
+    try (java.io.InputStream in = counting(resp.body(), count)) {
+      if (resp.statusCode() == 304) {
+        return rest; // unchanged since update_time: nothing to hand on
+      }
+      if (resp.statusCode() != 200) {
+        byte[] body = in.readAllBytes();
+        throw SlurmErrors.classify(
+            what,
+            resp.statusCode(),
+            parse(body, null),
+            new String(body, StandardCharsets.UTF_8),
+            Duration.ofNanos(System.nanoTime() - start),
+            token);
+      }
+      try (JsonParser p = JSON.getFactory().createParser(in)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          throw new SlurmUnavailableException(what + " failed: the answer is not a JSON object");
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          if (p.nextToken() == JsonToken.START_ARRAY && name.equals(array)) {
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+              if (t == JsonToken.START_OBJECT) {
+                each.accept(prunedObject(p, keep));
+              } else {
+                p.skipChildren();
+              }
+            }
+          } else if (name.equals("last_update")) {
+            rest.set(name, JSON.readTree(p));
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new SlurmUnavailableException(what + " failed while reading the answer: " + e, e);
+    } finally {
+      received.add(count[0]);
+    }
+    return rest;
+  }
+
+  private HttpRequest request(
+      String method, String path, JsonNode body, Duration timeout, String token) {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(timeout)
+            .header("Accept", "application/json")
+            .header("X-SLURM-USER-TOKEN", token);
+    user.or(() -> Jwt.user(token)).ifPresent(u -> req.header("X-SLURM-USER-NAME", u));
+    if (body != null) {
+      req.header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
+    } else {
+      req.method(method, HttpRequest.BodyPublishers.noBody());
+    }
+    return req.build();
+  }
+
+  /** One exchange; a transport failure becomes "unavailable", naming what was asked. */
+  private <T> HttpResponse<T> exchange(
+      String what, HttpRequest req, HttpResponse.BodyHandler<T> handler) {
+    try {
+      return http.send(req, handler);
+    } catch (HttpTimeoutException e) {
+      throw new SlurmUnavailableException(
+          what
+              + " failed: no answer from "
+              + base
+              + " within "
+              + req.timeout().orElse(requestTimeout).toMillis()
+              + " ms",
+          e);
+    } catch (IOException e) {
+      throw new SlurmUnavailableException(
+          what + " failed: cannot reach slurmrestd at " + base + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SlurmUnavailableException(what + " interrupted", e);
+    }
+  }
+
+  /** {@code in}, adding every byte read to {@code count[0]}. */
+  private static java.io.InputStream counting(java.io.InputStream in, long[] count) {
+    return new java.io.FilterInputStream(in) {
+      @Override
+      public int read() throws IOException {
+        int b = super.read();
+        if (b >= 0) {
+          count[0]++;
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] buf, int off, int len) throws IOException {
+        int n = super.read(buf, off, len);
+        if (n > 0) {
+          count[0] += n;
+        }
+        return n;
+      }
+    };
   }
 
   static JsonNode parse(byte[] body, Pruning pruning) {
@@ -184,17 +293,23 @@ public final class SlurmHttp {
         out.add((JsonNode) JSON.readTree(p));
         continue;
       }
-      ObjectNode o = out.addObject();
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String field = p.currentName();
-        p.nextToken();
-        if (keep.contains(field)) {
-          o.set(field, JSON.readTree(p));
-        } else {
-          p.skipChildren();
-        }
-      }
+      out.add(prunedObject(p, keep));
     }
     return out;
+  }
+
+  /** The object the parser is at (its START_OBJECT read), with only the fields {@code keep}. */
+  private static ObjectNode prunedObject(JsonParser p, Set<String> keep) throws IOException {
+    ObjectNode o = JSON.createObjectNode();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      p.nextToken();
+      if (keep.contains(field)) {
+        o.set(field, JSON.readTree(p));
+      } else {
+        p.skipChildren();
+      }
+    }
+    return o;
   }
 }

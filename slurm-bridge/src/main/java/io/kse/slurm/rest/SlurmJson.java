@@ -100,6 +100,24 @@ final class SlurmJson {
         j.path("user_name").asText(""));
   }
 
+  /**
+   * The fields {@link #node} reads: a node of v0.0.45 is some 3 KB of JSON, most of it not these.
+   */
+  static final java.util.Set<String> NODE_FIELDS =
+      java.util.Set.of(
+          "name",
+          "state",
+          "state_flags",
+          "reason",
+          "active_features",
+          "features",
+          "gres",
+          "gres_used",
+          "cpus",
+          "alloc_cpus",
+          "real_memory",
+          "partitions");
+
   static SlurmNode node(JsonNode n) {
     List<String> states = strings(n.path("state"));
     String base = states.isEmpty() ? "unknown" : states.get(0).toLowerCase(Locale.ROOT);

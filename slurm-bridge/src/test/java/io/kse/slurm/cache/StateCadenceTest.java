@@ -206,6 +206,21 @@ class StateCadenceTest {
   }
 
   @Test
+  void aTakeoverRightAfterTheStartUpListingNeedsNoSecondOne() {
+    cache.pollOnce(); // start: the whole job table
+    int listings = slurm.listCalls();
+    cache.resyncUnlessListedWithin(Duration.ofSeconds(30));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).isEqualTo(listings);
+    run(Duration.ofMinutes(1));
+    cache.resyncUnlessListedWithin(Duration.ofSeconds(30)); // a takeover later: listed at once
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).isEqualTo(listings + 1);
+  }
+
+  @Test
   void anotherUsersJobPreemptedForOurPlaceholderIsReportedFromItsEndHook() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
     long id = submit("u1");

@@ -54,6 +54,47 @@ class RestSlurmClientTest {
     restd.close();
   }
 
+  /**
+   * Issue 28: the safety net's listing of the whole job table keeps only what the caller accepts,
+   * as it is read (at 50,000 jobs the answer is some 150 MB), and counts the bytes it read.
+   */
+  @Test
+  void theWholeJobTableIsReadAsAStreamKeepingOnlyTheJobsAsked() {
+    StringBuilder jobs = new StringBuilder();
+    for (int i = 1; i <= 500; i++) {
+      jobs.append(i == 1 ? "" : ",")
+          .append("{\"job_id\":")
+          .append(i)
+          .append(",\"name\":\"")
+          .append(i % 100 == 0 ? "kse-ours" : "train")
+          .append("\",\"job_state\":[\"PENDING\"],\"user_name\":\"u\",")
+          .append("\"script\":\"a field the bridge never reads\",\"nodes\":\"\"}");
+    }
+    String body = "{\"jobs\":[" + jobs + "],\"last_update\":{\"number\":1},\"errors\":[]}";
+    restd.on("GET /slurm/v0.0.45/jobs/", Answer.ok(body));
+    SlurmHttp http = http(Duration.ofSeconds(2));
+    List<io.kse.slurm.SlurmJob> kept =
+        new RestSlurmClient(http, ApiVersion.V0045).allJobs(j -> j.name().startsWith("kse-"));
+    assertThat(kept)
+        .extracting(io.kse.slurm.SlurmJob::id)
+        .containsExactly(100L, 200L, 300L, 400L, 500L);
+    assertThat(http.receivedBytes())
+        .isEqualTo(body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+  }
+
+  @Test
+  void aJobTableRefusedIsAnErrorNamingWhatWasAsked() {
+    restd.on(
+        "GET /slurm/v0.0.45/jobs/",
+        new Answer(
+            500,
+            "{\"errors\":[{\"description\":\"Unable to query jobs\",\"error_number\":-1}]}",
+            0));
+    assertThatThrownBy(() -> client(ApiVersion.V0045).allJobs(j -> true))
+        .isInstanceOf(io.kse.slurm.SlurmException.class)
+        .hasMessageContaining("list jobs");
+  }
+
   @Test
   void aPingOfDownWhereOtherCallsSayTheTokenIsRefusedIsUnauthorized() {
     // Slurm 24.11 with a token slurmctld cannot verify (seen live: SlurmBridgeIT on 24.11)
