@@ -93,7 +93,21 @@ public final class PlacementReconciler {
       Duration groupIncompleteWait) {}
 
   /** The reconciler and its parts, wired. */
-  public static PlacementReconciler wire(Views v, Calls c, Settings s) {
+  public static PlacementReconciler wire(Views given, Calls c, Settings s) {
+    // a new writer acts only once it has read slurmctld's whole job table since taking over: its
+    // cache follows the jobs it made, not the previous writer's (a placeholder it did not know of
+    // would be submitted twice)
+    Takeover takeover = new Takeover(given.cache());
+    Views v =
+        new Views(
+            given.cache(),
+            given.pods(),
+            given.podGroups(),
+            given.nodeNames(),
+            given.kubeNodes(),
+            given.registry(),
+            given.cluster(),
+            () -> given.mayAct().getAsBoolean() && takeover.caughtUp());
     WakeMemo woken = new WakeMemo();
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
     PlacementObserver observer =
@@ -158,8 +172,29 @@ public final class PlacementReconciler {
         submitter,
         attribution,
         podFacts,
-        v);
+        v,
+        takeover);
   }
+
+  /** When this replica last became the writer, and whether it has listed Slurm's jobs since. */
+  static final class Takeover {
+    private final SlurmStateCache cache;
+    private volatile long listingsBefore;
+
+    Takeover(SlurmStateCache cache) {
+      this.cache = cache;
+    }
+
+    void now() {
+      listingsBefore = cache.listingsBegun();
+    }
+
+    boolean caughtUp() {
+      return cache.listedSince(listingsBefore);
+    }
+  }
+
+  private final Takeover takeover;
 
   PlacementReconciler(
       PlacementQueue queue,
@@ -169,7 +204,9 @@ public final class PlacementReconciler {
       Submitter submitter,
       PreemptionAttribution attribution,
       PodFactsReader podFacts,
-      Views views) {
+      Views views,
+      Takeover takeover) {
+    this.takeover = takeover;
     this.queue = queue;
     this.observer = observer;
     this.rules = rules;
@@ -241,10 +278,13 @@ public final class PlacementReconciler {
 
   /** The new writer converges everything, exactly as after any other missed change. */
   public void takeOver() {
-    // the previous writer's placeholders may be unknown here: slurmctld's whole job table once,
-    // unless the start-up listing just read it
-    views.cache().resyncUnlessListedWithin(java.time.Duration.ofSeconds(30));
-    LOG.info("writer_takeover placementsQueued={}", reconcileAll());
+    // the previous writer's placeholders may be unknown here: nothing is done until slurmctld's
+    // whole job table has been read again, then every placement is converged
+    takeover.now();
+    views
+        .cache()
+        .afterNextListing(() -> LOG.info("writer_takeover placementsQueued={}", reconcileAll()));
+    views.cache().resyncSoon();
   }
 
   // ---- one pass ------------------------------------------------------------------------------

@@ -289,6 +289,7 @@ class GroupLifecycleTest extends ReconcilerFixture {
     cache.pollOnce();
     writer.set(true);
     lifecycle.takeOver();
+    cache.pollOnce(); // a new writer acts once it has listed Slurm's jobs
     assertThat(slurm.submissions()).hasSize(1);
     assertThat(actions)
         .contains(

@@ -90,6 +90,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     clearRecorded();
     writer.set(true);
     lifecycle.takeOver();
+    cache.pollOnce(); // a new writer acts once it has listed Slurm's jobs
     assertThat(slurm.submissions()).as("adopted, not submitted again").hasSize(1);
     assertThat(registry.get("uid-1")).as("nothing in flight: Slurm's record is enough").isEmpty();
     assertThat(actions).contains("wake serving/llm-0 -> gpu-node-2");
@@ -257,6 +258,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     assertThat(slurm.submissions()).isEmpty();
     writer.set(true);
     lifecycle.takeOver();
+    cache.pollOnce(); // a new writer acts once it has listed Slurm's jobs
     assertThat(slurm.submissions()).hasSize(1);
   }
 
@@ -315,6 +317,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     writer.set(true);
     PlacementReconciler fresh = reconciler(new PlaceholderRegistry());
     fresh.takeOver();
+    cache.pollOnce(); // a new writer acts once it has listed Slurm's jobs
     assertThat(actions).contains("evict serving/llm-0: no Slurm job holds gpu-node-1 for this pod");
   }
 
@@ -361,6 +364,30 @@ class PlacementReconcilerTest extends ReconcilerFixture {
             "event SlurmJobEnded: Slurm job "
                 + id
                 + " ended (CANCELLED) before the pod was bound; submitting a new placeholder");
+  }
+
+  /**
+   * Issue 28: a replica's cache follows the jobs it made, so a new writer must not act before it
+   * has read slurmctld's whole job table: the previous writer's placeholder would be submitted
+   * twice.
+   */
+  @Test
+  void aNewWriterActsOnlyOnceItHasListedTheJobsThePreviousWriterMade() {
+    cache.pollOnce();
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    // the previous writer's placeholder for this pod, unknown to this replica's cache
+    long theirs =
+        slurm.submit(
+            JobSubmission.builder(
+                    new io.kse.slurm.PlaceholderTag("serving", "llm-0", "uid-1").inCluster(CLUSTER))
+                .build());
+    lifecycle.takeOver();
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).as("nothing done before the listing").hasSize(1);
+    cache.pollOnce(); // the listing: the pod's job is found, and every placement converged
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).as("never a second placeholder").hasSize(1);
+    assertThat(cache.jobFor("uid-1")).map(SlurmJob::id).contains(theirs);
   }
 
   @Test

@@ -185,6 +185,7 @@ abstract class ReconcilerFixture {
     // as ExtenderService does once the identity is known
     cache.owner(
         new io.kse.slurm.PlaceholderOwner(Optional.of(CLUSTER), Optional.of(FakeSlurmClient.USER)));
+    cache.pollOnce(); // synced, as ExtenderService waits to be before anything acts
   }
 
   static final Duration GROUP_WAIT = Duration.ofSeconds(30);

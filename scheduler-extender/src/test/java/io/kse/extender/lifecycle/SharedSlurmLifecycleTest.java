@@ -33,6 +33,7 @@ class SharedSlurmLifecycleTest extends ReconcilerFixture {
         placeholderOf(new PlaceholderTag("serving", "llm-0", "their-uid").inCluster("staging"));
     lifecycle.reconcileAll();
     lifecycle.takeOver();
+    cache.pollOnce(); // a new writer acts once it has listed Slurm's jobs
     assertThat(slurm.job(id).map(SlurmJob::state)).contains(JobState.RUNNING);
     assertThat(cache.jobFor("their-uid")).as("not ours to find").isEmpty();
   }

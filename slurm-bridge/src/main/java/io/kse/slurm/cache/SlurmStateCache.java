@@ -272,18 +272,31 @@ public final class SlurmStateCache implements AutoCloseable {
     resyncRequested = true;
   }
 
+  private final java.util.concurrent.atomic.AtomicLong listingsBegun =
+      new java.util.concurrent.atomic.AtomicLong();
+  private volatile long lastListing;
+
   /**
-   * The whole job table on the next pass unless one was read within {@code fresh}: a takeover right
-   * after the start-up listing needs no second one (at 5,000 jobs on 10,000 nodes, a listing is
-   * some 10 s of slurmctld's and slurmrestd's time).
+   * How many full listings of the job table have begun: a number to compare with {@link #listed}.
    */
-  public void resyncUnlessListedWithin(Duration fresh) {
-    if (Duration.between(lastListed, clock.instant()).compareTo(fresh) > 0) {
-      resyncRequested = true;
-    }
+  public long listingsBegun() {
+    return listingsBegun.get();
   }
 
-  private volatile Instant lastListed = Instant.EPOCH;
+  /**
+   * Whether a full listing that began after {@code listingsBegun} was {@link #listingsBegun} has
+   * succeeded: the cache then shows every job submitted before that moment.
+   */
+  public boolean listedSince(long listingsBegun) {
+    return lastListing > listingsBegun;
+  }
+
+  private final List<Runnable> afterListing = new CopyOnWriteArrayList<>();
+
+  /** Runs {@code r} once, on the poller thread, after the next full listing has been published. */
+  public void afterNextListing(Runnable r) {
+    afterListing.add(r);
+  }
 
   /**
    * {@code client}, telling this cache of every job submitted, changed or cancelled through it: the
@@ -336,16 +349,22 @@ public final class SlurmStateCache implements AutoCloseable {
       boolean full =
           resyncRequested
               || Duration.between(lastFullListing, now).compareTo(cadence.safetyNet()) >= 0;
+      List<Runnable> waiting = List.of();
       if (full) {
         resyncRequested = false;
+        waiting = List.copyOf(afterListing); // those that came before this listing began
+        long seq = listingsBegun.incrementAndGet();
         try {
           listAll(pass, now);
+          lastListing = seq;
         } catch (RuntimeException e) {
           resyncRequested = true;
           throw e;
         }
         jobsSynced = true;
+        afterListing.removeAll(waiting);
       }
+      listed = waiting;
       checkOurs(pass, now);
       readEndHints(pass, now);
       if (Duration.between(lastNodeListing, now).compareTo(cadence.nodes()) >= 0) {
@@ -359,7 +378,19 @@ public final class SlurmStateCache implements AutoCloseable {
       lastPollEndNanos = System.nanoTime();
       pollTimer.record(Duration.ofNanos(lastPollEndNanos - start));
     }
+    List<Runnable> run = listed;
+    listed = List.of();
+    for (Runnable r : run) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.error("slurm_after_listing_failed", e);
+      }
+    }
   }
+
+  // the callbacks whose listing this pass read (poller thread)
+  private List<Runnable> listed = List.of();
 
   /**
    * Reads one job now and puts what Slurm says of it into the snapshot (a hint named it). Under the
@@ -445,7 +476,6 @@ public final class SlurmStateCache implements AutoCloseable {
         client.allJobs(j -> who.tagOf(j).isPresent() || who.impostor(j) && !j.state().isFinal());
     Instant at = clock.instant();
     lastFullListing = now;
-    lastListed = at;
     Set<Long> seen = new HashSet<>();
     Set<Long> seenImpostors = new HashSet<>();
     for (SlurmJob j : listing) {

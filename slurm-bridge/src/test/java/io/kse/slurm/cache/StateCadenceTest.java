@@ -206,18 +206,24 @@ class StateCadenceTest {
   }
 
   @Test
-  void aTakeoverRightAfterTheStartUpListingNeedsNoSecondOne() {
-    cache.pollOnce(); // start: the whole job table
-    int listings = slurm.listCalls();
-    cache.resyncUnlessListedWithin(Duration.ofSeconds(30));
+  void whatWaitsForTheNextListingRunsOnceAfterIt() {
+    cache.pollOnce();
+    long before = cache.listingsBegun();
+    List<String> ran = new ArrayList<>();
+    cache.afterNextListing(() -> ran.add("listed"));
     clock.advance(PASS);
     cache.pollOnce();
-    assertThat(slurm.listCalls()).isEqualTo(listings);
-    run(Duration.ofMinutes(1));
-    cache.resyncUnlessListedWithin(Duration.ofSeconds(30)); // a takeover later: listed at once
+    assertThat(ran).as("no listing yet").isEmpty();
+    assertThat(cache.listedSince(before)).isFalse();
+    cache.resyncSoon();
     clock.advance(PASS);
     cache.pollOnce();
-    assertThat(slurm.listCalls()).isEqualTo(listings + 1);
+    assertThat(ran).containsExactly("listed");
+    assertThat(cache.listedSince(before)).isTrue();
+    cache.resyncSoon();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(ran).as("once").hasSize(1);
   }
 
   @Test
