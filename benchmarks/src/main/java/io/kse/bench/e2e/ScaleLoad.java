@@ -10,8 +10,8 @@ import java.util.TreeMap;
  * What the extender costs Slurm on the scale rig (issue 28): Slurm 26.05 with thousands of GPU
  * nodes made {@code state=external}, other users' queues of 5,000 to 50,000 jobs with churn ({@link
  * BackgroundJobs}), and the extender following its own placeholders. For each queue size, two
- * windows of the same length: the extender stopped, then running (after its start-up listing has
- * settled). Prints one {@code scale …} line per queue size: slurmctld's and slurmrestd's CPU in
+ * windows of the same length: the extender stopped, then running (after its start-up and takeover
+ * listings). Prints one {@code scale …} line per queue size: slurmctld's and slurmrestd's CPU in
  * each window, slurmctld's RPC time in all and for our Slurm user ({@code sdiag}), our share, the
  * extender's Slurm calls by operation and the bytes it read, its CPU and RSS. Figures only.
  *
@@ -51,7 +51,14 @@ public final class ScaleLoad {
         Thread.sleep(5_000);
         Window stopped = Window.measure(stack, cpu, seconds, false);
         stack.command("extender-start");
-        Thread.sleep(20_000); // its start-up listing of the whole table, then steady state
+        // its start-up listing of the whole table and its takeover's (the writer Lease), then
+        // steady state: the window begins 10 s after the second
+        long until = System.nanoTime() + 600_000_000_000L;
+        while (extenderCounters(stack).getOrDefault("calls_list_jobs", 0.0) < 2
+            && System.nanoTime() < until) {
+          Thread.sleep(1_000);
+        }
+        Thread.sleep(10_000);
         Window running = Window.measure(stack, cpu, seconds, true);
         StringBuilder out = new StringBuilder("scale tag=").append(tag);
         out.append(" nodes=").append(nodeCount(stack));

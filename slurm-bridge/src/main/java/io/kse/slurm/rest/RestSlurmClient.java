@@ -36,7 +36,7 @@ public final class RestSlurmClient implements SlurmClient {
   private final Duration listingTimeout;
 
   public RestSlurmClient(SlurmHttp http, ApiVersion version) {
-    this(http, version, Duration.ofMinutes(2));
+    this(http, version, Duration.ofMinutes(10));
   }
 
   public RestSlurmClient(SlurmHttp http, ApiVersion version, Duration listingTimeout) {
