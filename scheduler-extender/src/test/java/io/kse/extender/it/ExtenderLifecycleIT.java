@@ -78,6 +78,9 @@ class ExtenderLifecycleIT {
                 cluster.env("KSE_LAB_JWT_FILE"),
                 "KSE_SLURM_POLL_INTERVAL_MS",
                 "200",
+                // a drain must show within the tests' waits (production: every 30 s)
+                "KSE_SLURM_NODE_INTERVAL_MS",
+                "1000",
                 // the mock API server does not implement the spec.schedulerName field selector
                 "KSE_POD_FIELD_SELECTOR",
                 "false",
@@ -91,7 +94,15 @@ class ExtenderLifecycleIT {
                 CLUSTER));
     service = Main.start(cfg, client, Clock.systemUTC());
     await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
+    // Slurm's hooks tell this extender of every job's end (the victim of a preemption among them),
+    // as a site installs them (docs/install.md)
+    hookRegistration =
+        java.nio.file.Path.of(
+            cluster.env("KSE_LAB_DIR"), "etc", "kse-allocation-hint.d", "lifecycle-it");
+    java.nio.file.Files.writeString(hookRegistration, "127.0.0.1 " + service.opsPort() + "\n");
   }
+
+  static java.nio.file.Path hookRegistration;
 
   static Map<String, String> kv(String... keyValues) {
     Map<String, String> m = new java.util.HashMap<>();
@@ -102,7 +113,10 @@ class ExtenderLifecycleIT {
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
+    if (hookRegistration != null) {
+      java.nio.file.Files.deleteIfExists(hookRegistration);
+    }
     if (service != null) {
       service.close();
     }
