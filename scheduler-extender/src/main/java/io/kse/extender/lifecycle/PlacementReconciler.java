@@ -66,7 +66,20 @@ public final class PlacementReconciler {
       Optional<KubeNodes> kubeNodes,
       PlaceholderRegistry registry,
       ClusterIdentity cluster,
-      BooleanSupplier mayAct) {}
+      BooleanSupplier mayAct) {
+    /** The same views, acting only while {@code also} holds too. */
+    Views gated(BooleanSupplier also) {
+      return new Views(
+          cache,
+          pods,
+          podGroups,
+          nodeNames,
+          kubeNodes,
+          registry,
+          cluster,
+          () -> mayAct.getAsBoolean() && also.getAsBoolean());
+    }
+  }
 
   /** What the reconciler calls, and where its work runs (passes one at a time). */
   public record Calls(
@@ -98,16 +111,7 @@ public final class PlacementReconciler {
     // cache follows the jobs it made, not the previous writer's (a placeholder it did not know of
     // would be submitted twice)
     Takeover takeover = new Takeover(given.cache());
-    Views v =
-        new Views(
-            given.cache(),
-            given.pods(),
-            given.podGroups(),
-            given.nodeNames(),
-            given.kubeNodes(),
-            given.registry(),
-            given.cluster(),
-            () -> given.mayAct().getAsBoolean() && takeover.caughtUp());
+    Views v = given.gated(takeover::caughtUp);
     WakeMemo woken = new WakeMemo();
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
     PlacementObserver observer =

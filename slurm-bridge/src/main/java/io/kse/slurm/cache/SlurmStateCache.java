@@ -592,11 +592,12 @@ public final class SlurmStateCache implements AutoCloseable {
     for (Map.Entry<Long, EndHint> e : List.copyOf(endHints.entrySet())) {
       long id = e.getKey();
       EndHint hint = e.getValue();
-      if (ago(hint.at(), now).compareTo(END_HINT_TTL) > 0 || n++ >= cadence.maxReadsPerPoll()) {
-        if (ago(hint.at(), now).compareTo(END_HINT_TTL) > 0) {
-          endHints.remove(id);
-        }
+      if (ago(hint.at(), now).compareTo(END_HINT_TTL) > 0) {
+        endHints.remove(id); // never settled: not worth a read any more
         continue;
+      }
+      if (n++ >= cadence.maxReadsPerPoll()) {
+        continue; // the rest next pass
       }
       Optional<SlurmJob> j = client.job(id);
       Instant at = clock.instant();
