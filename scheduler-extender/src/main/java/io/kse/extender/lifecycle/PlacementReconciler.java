@@ -177,7 +177,8 @@ public final class PlacementReconciler {
         attribution,
         podFacts,
         v,
-        takeover);
+        takeover,
+        given.mayAct());
   }
 
   /** When this replica last became the writer, and whether it has listed Slurm's jobs since. */
@@ -200,6 +201,9 @@ public final class PlacementReconciler {
 
   private final Takeover takeover;
 
+  /** This replica holds the lease and its views are synced (whether or not it has caught up). */
+  private final BooleanSupplier writer;
+
   PlacementReconciler(
       PlacementQueue queue,
       PlacementObserver observer,
@@ -209,8 +213,10 @@ public final class PlacementReconciler {
       PreemptionAttribution attribution,
       PodFactsReader podFacts,
       Views views,
-      Takeover takeover) {
+      Takeover takeover,
+      BooleanSupplier writer) {
     this.takeover = takeover;
+    this.writer = writer;
     this.queue = queue;
     this.observer = observer;
     this.rules = rules;
@@ -263,6 +269,9 @@ public final class PlacementReconciler {
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */
   public int reconcileAll() {
     if (!views.mayAct().getAsBoolean()) {
+      if (writer.getAsBoolean() && views.cache().lastError().isPresent()) {
+        views.pods().pods().forEach(queue::onPod); // each pass tells its waiting pods why
+      }
       return 0;
     }
     int n = 0;
@@ -296,15 +305,43 @@ public final class PlacementReconciler {
   /** One pass for one placement (the pass thread). */
   void reconcile(Placement placement) {
     if (!views.mayAct().getAsBoolean()) {
+      tellIfCatchingUpWithoutSlurm(placement);
       return;
     }
+    Map<String, Optional<Pod>> pods = podsOf(placement);
+    forgetRejectionOfAnotherGroup(placement);
+    PlacementFacts facts = observer.facts(placement, pods);
+    runner.run(placement, pods, facts, rules.decide(facts));
+  }
+
+  private Map<String, Optional<Pod>> podsOf(Placement placement) {
     Map<String, Optional<Pod>> pods = new HashMap<>();
     for (Placement.Slot m : placement.members()) {
       pods.put(m.ref().uid(), views.pods().pod(m.ref()));
     }
-    forgetRejectionOfAnotherGroup(placement);
-    PlacementFacts facts = observer.facts(placement, pods);
-    runner.run(placement, pods, facts, rules.decide(facts));
+    return pods;
+  }
+
+  /**
+   * The writer waits for a listing of Slurm's jobs after taking over; while Slurm does not answer
+   * that wait has no end in sight, and a pod created meanwhile would hear nothing. It hears why.
+   */
+  private void tellIfCatchingUpWithoutSlurm(Placement placement) {
+    if (!writer.getAsBoolean()) {
+      return;
+    }
+    views
+        .cache()
+        .lastError()
+        .ifPresent(
+            e ->
+                runner.tellWaiting(
+                    podsOf(placement),
+                    WaitReason.SLURM_UNREACHABLE,
+                    "Slurm is unreachable ("
+                        + e.getMessage()
+                        + "); this replica became the writer and submits placeholders once it has"
+                        + " read Slurm's jobs"));
   }
 
   /** A group refused as it was is decided anew once its members changed. */

@@ -103,6 +103,19 @@ final class StepRunner {
     metrics.heldForTerminating(heldForTerminating::size);
   }
 
+  /**
+   * Tells every member still waiting for a node why, and does nothing else: for a pass that may not
+   * act on Slurm (the writer catching up after a takeover) but whose pods should still hear why.
+   */
+  void tellWaiting(Map<String, Optional<Pod>> pods, WaitReason reason, String message) {
+    for (Optional<Pod> pod : pods.values()) {
+      pod.filter(p -> p.getSpec().getNodeName() == null)
+          .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+          .map(PodRef::of)
+          .ifPresent(ref -> waiting(ref, new Step.Waiting(ref, reason, message)));
+    }
+  }
+
   /** Runs this pass's steps for the placement; what no step is about any more is forgotten. */
   void run(
       Placement placement,

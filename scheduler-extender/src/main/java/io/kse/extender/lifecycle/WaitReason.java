@@ -16,7 +16,13 @@ public enum WaitReason {
   /** Its group's job no longer fits the group, and members still run on it. */
   SHAPE_CHANGED("ShapeChanged"),
   /** Submitting the placeholder failed; retried with backoff. */
-  SUBMIT_FAILED("SubmitFailed");
+  SUBMIT_FAILED("SubmitFailed"),
+  /**
+   * Slurm is unreachable while this replica, the writer since a moment ago, has not yet read
+   * slurmctld's job table: nothing is submitted until it has (a job the previous writer made would
+   * otherwise be made twice).
+   */
+  SLURM_UNREACHABLE("SlurmUnreachable");
 
   private final String reason;
 

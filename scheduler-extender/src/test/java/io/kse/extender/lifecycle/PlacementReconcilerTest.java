@@ -1,6 +1,7 @@
 package io.kse.extender.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.EventReason;
@@ -388,6 +389,35 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     lifecycle.onPod(p);
     assertThat(slurm.submissions()).as("never a second placeholder").hasSize(1);
     assertThat(cache.jobFor("uid-1")).map(SlurmJob::id).contains(theirs);
+  }
+
+  /**
+   * 26.05 CI: slurmrestd stopped just after a takeover, before the new writer's listing. The writer
+   * may not submit until it has listed; a pod created meanwhile must still hear why it waits.
+   */
+  @Test
+  void aPodWaitingOnANewWriterThatCannotReachSlurmIsToldWhy() {
+    cache.pollOnce();
+    lifecycle.takeOver();
+    Pod early = pod("llm-0", "uid-0", Map.of());
+    lifecycle.onPod(early); // before the failing pass: nothing to say yet
+    slurm.failWith(FakeSlurmClient.outage());
+    assertThatThrownBy(cache::pollOnce).isInstanceOf(io.kse.slurm.SlurmException.class);
+    Pod p = pod("llm-1", "uid-1", Map.of());
+    lifecycle.onPod(p);
+    assertThat(slurm.submissions()).isEmpty();
+    assertThat(actions).filteredOn(a -> a.contains("SlurmUnreachable")).hasSize(1);
+    lifecycle.reconcileAll(); // the periodic pass: the pod that came first hears it too
+    assertThat(actions).filteredOn(a -> a.contains("SlurmUnreachable")).hasSize(2);
+    assertThat(actions)
+        .anyMatch(
+            a ->
+                a.startsWith(
+                    "condition false SlurmUnreachable: Slurm is unreachable (fake: slurmrestd is"
+                        + " down)"));
+    slurm.failWith(null);
+    cache.pollOnce(); // the listing: every placement converged
+    assertThat(slurm.submissions()).hasSize(2);
   }
 
   @Test

@@ -229,6 +229,11 @@ public final class SlurmStateCache implements AutoCloseable {
     return snapshot;
   }
 
+  /** Why the latest pass failed (Slurm unreachable, refused…); empty once a pass succeeds. */
+  public Optional<SlurmException> lastError() {
+    return lastError;
+  }
+
   public Optional<SlurmJob> job(long id) {
     return Optional.ofNullable(snapshot.jobs().get(id));
   }
@@ -391,6 +396,12 @@ public final class SlurmStateCache implements AutoCloseable {
       }
       lastSuccess = pass.observed;
       lastError = Optional.empty();
+    } catch (SlurmException e) {
+      if (lastError.isEmpty()) {
+        LOG.warn("slurm_poll_failed error={} cacheAgeMs={}", e.getMessage(), age().toMillis());
+      }
+      lastError = Optional.of(e);
+      throw e;
     } finally {
       publish(pass);
       lastPollEndNanos = System.nanoTime();
@@ -654,10 +665,7 @@ public final class SlurmStateCache implements AutoCloseable {
     try {
       pollOnce();
     } catch (SlurmException e) {
-      if (lastError.isEmpty()) {
-        LOG.warn("slurm_poll_failed error={} cacheAgeMs={}", e.getMessage(), age().toMillis());
-      }
-      lastError = Optional.of(e);
+      // pollOnce kept it and logged the first of a run
     } catch (RuntimeException e) {
       LOG.error("slurm_poll_crashed", e);
     }

@@ -235,7 +235,7 @@ class SlurmBridgeIT {
           .singleElement()
           .satisfies(n -> assertThat(n.isDraining()).isTrue());
     } finally {
-      cluster.cli("scontrol", "update", "nodename=" + node, "state=resume");
+      cluster.resumeNode(node);
     }
   }
 

@@ -272,6 +272,24 @@ public final class LocalSlurmCluster {
     return run(cmd, Duration.ofSeconds(60), extra);
   }
 
+  /**
+   * Returns a node set down or drained to service. With {@code ReturnToService=2} a DOWN node whose
+   * slurmd registers again is back on its own (26.05 does so within moments of a resumed daemon),
+   * and resuming a node already back is "Invalid node state transition": that is no failure here.
+   */
+  public void resumeNode(String node) {
+    try {
+      cli("scontrol", "update", "nodename=" + node, "state=resume");
+    } catch (IllegalStateException e) {
+      String state = cli("sinfo", "-h", "-N", "-n", node, "-o", "%T").trim().toLowerCase();
+      if (!e.getMessage().contains("Invalid node state transition")
+          || state.startsWith("down")
+          || state.startsWith("drain")) {
+        throw e;
+      }
+    }
+  }
+
   /** Stops only slurmrestd (outage tests); {@link #startRest} brings it back. */
   public void stopRest() {
     run(List.of(script().toString(), "rest-stop", "--dir", dir), Duration.ofSeconds(30));
