@@ -66,6 +66,7 @@ public final class ScaleLoad {
         out.append(" churn_per_s=").append(churn);
         stopped.append(out, "stopped");
         running.append(out, "running");
+        out.append(afterGc(stack));
         System.out.println(out);
       }
     }
@@ -168,8 +169,29 @@ public final class ScaleLoad {
     return c;
   }
 
+  /**
+   * The extender's live heap and RSS just after a full GC (jcmd GC.run): what it holds, and whether
+   * its RSS follows (the Deployment's free ratios give heap back after GC).
+   */
+  static String afterGc(BenchStack stack) throws Exception {
+    String pid = Files.readString(extenderPid(stack)).trim();
+    BenchStack.exec(java.util.List.of("jcmd", pid, "GC.run"), Map.of());
+    String info = BenchStack.exec(java.util.List.of("jcmd", pid, "GC.heap_info"), Map.of());
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("total (\\d+)K, used (\\d+)K").matcher(info);
+    double used = m.find() ? Long.parseLong(m.group(2)) / 1024.0 : -1;
+    double committed = used < 0 ? -1 : Long.parseLong(m.group(1)) / 1024.0;
+    return String.format(
+        " extender_heap_live_mib=%.0f extender_heap_committed_mib=%.0f extender_rss_after_gc_mib=%.0f",
+        used, committed, rssMiB(stack));
+  }
+
+  private static Path extenderPid(BenchStack stack) {
+    return Path.of(stack.env("KSE_E2E_DIR"), "run", "extender.pid");
+  }
+
   static double rssMiB(BenchStack stack) throws Exception {
-    Path pid = Path.of(stack.env("KSE_E2E_DIR"), "run", "extender.pid");
+    Path pid = extenderPid(stack);
     for (String line :
         Files.readAllLines(Path.of("/proc", Files.readString(pid).trim(), "status"))) {
       if (line.startsWith("VmRSS:")) {

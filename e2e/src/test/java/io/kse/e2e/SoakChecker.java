@@ -1,0 +1,322 @@
+package io.kse.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.kse.slurm.PlaceholderTag;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * The soak's invariants, held against both sides' ground truth — the Kubernetes API and Slurm's own
+ * {@code squeue} — never against the extender's state. Each check yields findings; a finding that
+ * outlives its invariant's bound, counted from the end of the latest disruption the schedule caused
+ * (an outage the extender cannot see through), is a violation. A finding that clears records how
+ * long the system took to converge.
+ */
+final class SoakChecker {
+  static final String SCHEDULER = "slurm-inference";
+  static final String GROUP = "kse.io/group";
+  static final String TIER_LABEL = "kse-test/tier";
+  static final String CONDITION = "kse.io/SlurmAllocated";
+
+  /** The invariants and how long each may be broken after a change (the convergence bound). */
+  enum Invariant {
+    /**
+     * A bound, running pod of ours has a RUNNING placeholder whose allocation holds its node. 30 s:
+     * an eviction a PodDisruptionBudget refuses is overridden after 20 s (KSE_PDB_OVERRIDE_MS).
+     */
+    BOUND_POD_HAS_ITS_JOB(Duration.ofSeconds(30)),
+    /** A whole-node (serving) pod shares its node with no other running job. */
+    WHOLE_NODE_NOT_SHARED(Duration.ofSeconds(30)),
+    /** Two members of one group never on one node. */
+    GROUP_MEMBERS_APART(Duration.ofSeconds(5)),
+    /** No live placeholder whose pods are all gone (an orphan). */
+    NO_ORPHAN_PLACEHOLDER(Duration.ofSeconds(30)),
+    /** Never two live placeholders for one placement. */
+    ONE_PLACEHOLDER_PER_PLACEMENT(Duration.ofSeconds(5)),
+    /** After the schedule ends and the system quiets: every waiting pod says why. */
+    WAITING_POD_SAYS_WHY(Duration.ZERO);
+
+    final Duration bound;
+
+    Invariant(Duration bound) {
+      this.bound = bound;
+    }
+  }
+
+  /** Something that does not hold now, and what shows it. */
+  record Finding(Invariant invariant, String key, String evidence) {
+    String id() {
+      return invariant + " " + key;
+    }
+  }
+
+  /** A finding that outlived its bound. */
+  record Violation(Finding finding, Instant firstSeen, Instant at, List<String> recentActions) {}
+
+  private final Set<String> namespaces;
+  private final Supplier<List<String>> recentActions;
+  private final Map<String, Instant> open = new LinkedHashMap<>();
+  private final Map<String, Finding> openFindings = new HashMap<>();
+  private final Set<String> reported = new HashSet<>();
+  private final List<Violation> violations = new ArrayList<>();
+  private final Map<Invariant, List<Long>> convergedMs = new TreeMap<>();
+  private Instant quietSince = Instant.EPOCH;
+  private int disruptions;
+  private int ticks;
+  private int slurmUnreadable;
+
+  SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
+    this.namespaces = namespaces;
+    this.recentActions = recentActions;
+  }
+
+  /** The schedule began something the extender cannot see through (an outage it caused). */
+  synchronized void disruptionBegins() {
+    disruptions++;
+  }
+
+  synchronized void disruptionEnds(Instant now) {
+    disruptions = Math.max(0, disruptions - 1);
+    if (disruptions == 0) {
+      quietSince = now;
+    }
+  }
+
+  /** One check of both sides; Slurm empty when squeue could not be read (the tick is skipped). */
+  synchronized void tick(Instant now, List<Pod> pods, Optional<List<SlurmTruth.Job>> slurm) {
+    ticks++;
+    if (slurm.isEmpty()) {
+      slurmUnreadable++;
+      return;
+    }
+    List<Finding> found = findings(pods, slurm.get(), namespaces);
+    Map<String, Finding> byId = new LinkedHashMap<>();
+    found.forEach(f -> byId.put(f.id(), f));
+    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      if (!byId.containsKey(e.getKey())) {
+        Finding gone = openFindings.remove(e.getKey());
+        convergedMs
+            .computeIfAbsent(gone.invariant(), k -> new ArrayList<>())
+            .add(Duration.between(e.getValue(), now).toMillis());
+        it.remove();
+      }
+    }
+    for (Finding f : byId.values()) {
+      Instant first = open.computeIfAbsent(f.id(), k -> now);
+      openFindings.put(f.id(), f);
+      Instant from = first.isAfter(quietSince) ? first : quietSince;
+      if (disruptions == 0
+          && Duration.between(from, now).compareTo(f.invariant().bound) > 0
+          && reported.add(f.id())) {
+        violations.add(new Violation(f, first, now, recentActions.get()));
+      }
+    }
+  }
+
+  /** Whether every finding has cleared (the quiet phase waits for this). */
+  synchronized boolean settled() {
+    return open.isEmpty();
+  }
+
+  /** The last check, once quiet: what is still open is a violation, as is a silent waiting pod. */
+  synchronized void finalCheck(Instant now, List<Pod> pods) {
+    for (var e : open.entrySet()) {
+      if (reported.add(e.getKey())) {
+        violations.add(
+            new Violation(openFindings.get(e.getKey()), e.getValue(), now, recentActions.get()));
+      }
+    }
+    for (Finding f : silentWaitingPods(pods, namespaces)) {
+      violations.add(new Violation(f, now, now, recentActions.get()));
+    }
+  }
+
+  synchronized List<Violation> violations() {
+    return List.copyOf(violations);
+  }
+
+  synchronized Map<Invariant, List<Long>> convergedMs() {
+    Map<Invariant, List<Long>> copy = new TreeMap<>();
+    convergedMs.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+    return copy;
+  }
+
+  synchronized int ticks() {
+    return ticks;
+  }
+
+  synchronized int slurmUnreadable() {
+    return slurmUnreadable;
+  }
+
+  // ---- the invariants, as pure functions of both sides --------------------------------------
+
+  static List<Finding> findings(List<Pod> pods, List<SlurmTruth.Job> jobs, Set<String> namespaces) {
+    List<Finding> out = new ArrayList<>();
+    List<Pod> ours = pods.stream().filter(p -> ours(p, namespaces)).toList();
+    List<SlurmTruth.Job> placeholders =
+        jobs.stream()
+            .filter(j -> j.tag().filter(t -> namespaces.contains(t.namespace())).isPresent())
+            .toList();
+    Map<String, List<String>> nodesOfGroup = new HashMap<>();
+    for (Pod p : ours) {
+      String node = p.getSpec().getNodeName();
+      if (node == null || !running(p)) {
+        continue;
+      }
+      Optional<SlurmTruth.Job> job =
+          placeholders.stream()
+              .filter(j -> j.running() && j.nodes().contains(node) && stands(j.tag().get(), p))
+              .findFirst();
+      if (job.isEmpty()) {
+        out.add(
+            new Finding(
+                Invariant.BOUND_POD_HAS_ITS_JOB,
+                name(p),
+                name(p)
+                    + " runs on "
+                    + node
+                    + "; its placeholders: "
+                    + placeholders.stream().filter(j -> stands(j.tag().get(), p)).toList()));
+      }
+      if ("serving".equals(label(p, TIER_LABEL))) {
+        List<SlurmTruth.Job> others =
+            jobs.stream()
+                .filter(j -> j.running() && j.nodes().contains(node))
+                .filter(j -> j.tag().filter(t -> stands(t, p)).isEmpty())
+                .toList();
+        if (!others.isEmpty()) {
+          out.add(
+              new Finding(
+                  Invariant.WHOLE_NODE_NOT_SHARED,
+                  name(p),
+                  name(p) + " has " + node + " to itself, yet there run " + others));
+        }
+      }
+      group(p)
+          .ifPresent(
+              g ->
+                  nodesOfGroup
+                      .computeIfAbsent(
+                          p.getMetadata().getNamespace() + "/" + g, k -> new ArrayList<>())
+                      .add(node));
+    }
+    nodesOfGroup.forEach(
+        (g, nodes) -> {
+          if (new HashSet<>(nodes).size() < nodes.size()) {
+            out.add(
+                new Finding(
+                    Invariant.GROUP_MEMBERS_APART, g, "members of " + g + " on nodes " + nodes));
+          }
+        });
+    Map<String, List<SlurmTruth.Job>> byPlacement = new HashMap<>();
+    for (SlurmTruth.Job j : placeholders) {
+      if (!j.live()) {
+        continue;
+      }
+      PlaceholderTag t = j.tag().get();
+      byPlacement.computeIfAbsent(t.key(), k -> new ArrayList<>()).add(j);
+      boolean hasPod = ours.stream().anyMatch(p -> stands(t, p));
+      if (!hasPod) {
+        out.add(
+            new Finding(
+                Invariant.NO_ORPHAN_PLACEHOLDER,
+                Long.toString(j.id()),
+                "job " + j + " stands for no pod that exists"));
+      }
+    }
+    byPlacement.forEach(
+        (key, js) -> {
+          if (js.size() > 1) {
+            out.add(
+                new Finding(
+                    Invariant.ONE_PLACEHOLDER_PER_PLACEMENT, key, key + " has live jobs " + js));
+          }
+        });
+    return out;
+  }
+
+  /** Pods of ours that wait for a node without a {@code kse.io/SlurmAllocated=False} reason. */
+  static List<Finding> silentWaitingPods(List<Pod> pods, Set<String> namespaces) {
+    List<Finding> out = new ArrayList<>();
+    for (Pod p : pods) {
+      if (!ours(p, namespaces)
+          || p.getSpec().getNodeName() != null
+          || p.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      List<PodCondition> conditions =
+          p.getStatus() == null || p.getStatus().getConditions() == null
+              ? List.of()
+              : p.getStatus().getConditions();
+      boolean says =
+          conditions.stream()
+              .anyMatch(
+                  c ->
+                      CONDITION.equals(c.getType())
+                          && "False".equals(c.getStatus())
+                          && c.getReason() != null
+                          && !c.getReason().isBlank());
+      if (!says) {
+        out.add(
+            new Finding(
+                Invariant.WAITING_POD_SAYS_WHY,
+                name(p),
+                name(p) + " waits with conditions " + conditions));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether the placeholder tagged {@code t} stands for pod {@code p} (its own, or its group's).
+   */
+  static boolean stands(PlaceholderTag t, Pod p) {
+    if (!t.namespace().equals(p.getMetadata().getNamespace())) {
+      return false;
+    }
+    if (t.group().isPresent()) {
+      return group(p).map(g -> t.group().get().equals("kse/" + g)).orElse(false);
+    }
+    return t.uid().equals(p.getMetadata().getUid());
+  }
+
+  private static boolean ours(Pod p, Set<String> namespaces) {
+    return SCHEDULER.equals(p.getSpec().getSchedulerName())
+        && namespaces.contains(p.getMetadata().getNamespace());
+  }
+
+  /** Bound and meant to run: not being deleted, not finished. */
+  private static boolean running(Pod p) {
+    String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+    return p.getMetadata().getDeletionTimestamp() == null
+        && !"Succeeded".equals(phase)
+        && !"Failed".equals(phase);
+  }
+
+  private static Optional<String> group(Pod p) {
+    Map<String, String> a = p.getMetadata().getAnnotations();
+    return Optional.ofNullable(a == null ? null : a.get(GROUP));
+  }
+
+  private static String label(Pod p, String key) {
+    Map<String, String> l = p.getMetadata().getLabels();
+    return l == null ? null : l.get(key);
+  }
+
+  private static String name(Pod p) {
+    return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+  }
+}

@@ -1,0 +1,153 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.kse.e2e.SoakChecker.Finding;
+import io.kse.e2e.SoakChecker.Invariant;
+import io.kse.slurm.PlaceholderTag;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The soak's invariants on hand-made pods and squeue lines: each one can fail. */
+class SoakCheckerTest {
+  private static final Set<String> NS = Set.of("soak");
+
+  @Test
+  void squeueLinesAreReadWithTheirTagsNodesAndGpus() {
+    List<SlurmTruth.Job> jobs =
+        SlurmTruth.parse(
+            "7|RUNNING|gpu-node-[0-1]|kse|gres/gpu:h100:4|kse:v1 pod=soak/g0-0 uid=u1 group=kse/g0"
+                + " size=2\n"
+                + "8|PENDING||root|gres:gpu:8|\n"
+                + "9_[1-3]|PENDING||root|N/A|\n");
+    assertThat(jobs).hasSize(2);
+    assertThat(jobs.get(0).nodes()).containsExactly("gpu-node-0", "gpu-node-1");
+    assertThat(jobs.get(0).gpusPerNode()).isEqualTo(4);
+    assertThat(jobs.get(0).tag()).map(PlaceholderTag::key).contains("group:soak/kse/g0");
+    assertThat(jobs.get(1).tag()).isEmpty();
+    assertThat(jobs.get(1).gpusPerNode()).isEqualTo(8);
+  }
+
+  @Test
+  void aBoundPodWithoutARunningJobOnItsNodeIsAFinding() {
+    Pod p = pod("a", "u1", "gpu-node-0", Map.of(), Map.of());
+    assertThat(invariants(List.of(p), List.of())).containsExactly(Invariant.BOUND_POD_HAS_ITS_JOB);
+    assertThat(invariants(List.of(p), List.of(job(1, "RUNNING", "gpu-node-1", tag("a", "u1")))))
+        .containsExactly(Invariant.BOUND_POD_HAS_ITS_JOB);
+    assertThat(invariants(List.of(p), List.of(job(1, "RUNNING", "gpu-node-0", tag("a", "u1")))))
+        .isEmpty();
+  }
+
+  @Test
+  void aServingPodSharingItsNodeWithAnotherJobIsAFinding() {
+    Pod p = pod("s", "u1", "gpu-node-0", Map.of(SoakChecker.TIER_LABEL, "serving"), Map.of());
+    List<SlurmTruth.Job> jobs =
+        List.of(
+            job(1, "RUNNING", "gpu-node-0", tag("s", "u1")),
+            job(2, "RUNNING", "gpu-node-0", Optional.empty()));
+    assertThat(invariants(List.of(p), jobs)).containsExactly(Invariant.WHOLE_NODE_NOT_SHARED);
+  }
+
+  @Test
+  void orphansDoublesAndGroupMembersTogetherAreFindings() {
+    assertThat(invariants(List.of(), List.of(job(1, "PENDING", "", tag("gone", "u9")))))
+        .containsExactly(Invariant.NO_ORPHAN_PLACEHOLDER);
+    Pod waiting = pod("w", "u2", null, Map.of(), Map.of());
+    assertThat(
+            invariants(
+                List.of(waiting),
+                List.of(
+                    job(1, "PENDING", "", tag("w", "u2")), job(2, "PENDING", "", tag("w", "u2")))))
+        .containsExactly(Invariant.ONE_PLACEHOLDER_PER_PLACEMENT);
+    Map<String, String> g = Map.of(SoakChecker.GROUP, "g0");
+    Optional<PlaceholderTag> gt =
+        Optional.of(
+            new PlaceholderTag("soak", "m0", "u3", Optional.of("kse/g0"), 2, Optional.empty()));
+    assertThat(
+            invariants(
+                List.of(
+                    pod("m0", "u3", "gpu-node-0", Map.of(), g),
+                    pod("m1", "u4", "gpu-node-0", Map.of(), g)),
+                List.of(job(1, "RUNNING", "gpu-node-[0-1]", gt))))
+        .containsExactly(Invariant.GROUP_MEMBERS_APART);
+  }
+
+  @Test
+  void aFindingBecomesAViolationOnlyPastItsBoundCountedFromTheLastDisruption() {
+    SoakChecker c = new SoakChecker(NS, List::of);
+    Pod p = pod("a", "u1", "gpu-node-0", Map.of(), Map.of());
+    Instant t = Instant.parse("2026-11-26T00:00:00Z");
+    c.tick(t, List.of(p), Optional.of(List.of()));
+    c.disruptionBegins();
+    c.tick(t.plusSeconds(40), List.of(p), Optional.of(List.of()));
+    c.disruptionEnds(t.plusSeconds(40));
+    c.tick(t.plusSeconds(60), List.of(p), Optional.of(List.of()));
+    assertThat(c.violations()).as("20 s since the outage ended").isEmpty();
+    c.tick(t.plusSeconds(71), List.of(p), Optional.of(List.of()));
+    assertThat(c.violations()).hasSize(1);
+    c.tick(t.plusSeconds(72), List.of(), Optional.of(List.of()));
+    assertThat(c.convergedMs().get(Invariant.BOUND_POD_HAS_ITS_JOB))
+        .containsExactly(Duration.ofSeconds(72).toMillis());
+    assertThat(c.settled()).isTrue();
+  }
+
+  @Test
+  void aWaitingPodWithoutAReasonIsReportedAtTheEnd() {
+    Pod silent = pod("w", "u2", null, Map.of(), Map.of());
+    assertThat(SoakChecker.silentWaitingPods(List.of(silent), NS)).hasSize(1);
+    Pod told =
+        new PodBuilder(silent)
+            .withNewStatus()
+            .addNewCondition()
+            .withType(SoakChecker.CONDITION)
+            .withStatus("False")
+            .withReason("SlurmPending")
+            .endCondition()
+            .endStatus()
+            .build();
+    assertThat(SoakChecker.silentWaitingPods(List.of(told), NS)).isEmpty();
+  }
+
+  private static List<Invariant> invariants(List<Pod> pods, List<SlurmTruth.Job> jobs) {
+    return SoakChecker.findings(pods, jobs, NS).stream().map(Finding::invariant).toList();
+  }
+
+  private static Optional<PlaceholderTag> tag(String pod, String uid) {
+    return Optional.of(new PlaceholderTag("soak", pod, uid));
+  }
+
+  private static SlurmTruth.Job job(
+      long id, String state, String nodes, Optional<PlaceholderTag> tag) {
+    return new SlurmTruth.Job(
+        id,
+        state,
+        nodes.isEmpty() ? List.of() : io.kse.slurm.HostList.expand(nodes),
+        "kse",
+        8,
+        tag);
+  }
+
+  private static Pod pod(
+      String name, String uid, String node, Map<String, String> labels, Map<String, String> ann) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("soak")
+        .withUid(uid)
+        .withLabels(labels)
+        .withAnnotations(ann)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(SoakChecker.SCHEDULER)
+        .withNodeName(node)
+        .endSpec()
+        .build();
+  }
+}

@@ -1,0 +1,199 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 29: a seeded random schedule of ordinary operations and faults ({@link SoakSchedule}) while
+ * a checker ({@link SoakChecker}) holds the extender's promises against the Kubernetes API and
+ * Slurm's own {@code squeue} every second. Fails on any violation, and on any ERROR the extender
+ * logged. {@code KSE_SOAK_MINUTES} (default 3) and {@code KSE_SOAK_SEED} (default 1); {@code ./kse
+ * soak} runs it alone. The report goes to {@code e2e/target/soak/} and stdout.
+ */
+class SoakE2E extends Scenario {
+  private static final Duration QUIET = Duration.ofSeconds(90);
+
+  @Test
+  void aSeededScheduleOfOrdinaryChaosBreaksNoPromise() throws Exception {
+    assumeTrue(stack.managed(), "stops and starts Slurm's daemons and the extender of the stack");
+    double minutes = Double.parseDouble(env("KSE_SOAK_MINUTES", "3"));
+    long seed = Long.parseLong(env("KSE_SOAK_SEED", "1"));
+    SoakSchedule[] schedule = new SoakSchedule[1];
+    SoakChecker checker = new SoakChecker(Set.of(ns), () -> schedule[0].recent(12));
+    schedule[0] = new SoakSchedule(stack, ns, checker, seed);
+    Path extenderLog = stack.logDir().resolve("extender.log");
+    long logFrom = Files.exists(extenderLog) ? Files.size(extenderLog) : 0;
+    Instant began = Instant.now();
+    System.out.printf("[soak] seed %d, %.1f minutes%n", seed, minutes);
+
+    ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor();
+    checks.scheduleWithFixedDelay(
+        () -> {
+          try {
+            checker.tick(Instant.now(), pods(), SlurmTruth.read(stack.slurmCluster()));
+          } catch (RuntimeException e) {
+            System.out.println("[soak] check skipped: " + e);
+          }
+        },
+        1,
+        1,
+        TimeUnit.SECONDS);
+    try {
+      schedule[0].setUp();
+      schedule[0].run(began.plusMillis((long) (minutes * 60_000)));
+      Instant quietFrom = Instant.now();
+      try {
+        await("every finding cleared once the schedule stopped")
+            .atMost(QUIET)
+            .pollInterval(Duration.ofSeconds(1))
+            .until(checker::settled);
+      } catch (ConditionTimeoutException e) {
+        // what is still open is reported as a violation by the final check
+      }
+      Duration quieted = Duration.between(quietFrom, Instant.now());
+      checks.shutdown();
+      checks.awaitTermination(30, TimeUnit.SECONDS);
+      checker.finalCheck(Instant.now(), pods());
+      List<String> errors = errorsLogged(extenderLog, logFrom);
+      String report = report(seed, minutes, began, quieted, schedule[0], checker, errors);
+      System.out.println(report);
+      Path dir = Path.of("target", "soak");
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("report-seed-" + seed + ".md"), report);
+      Files.write(dir.resolve("actions-seed-" + seed + ".log"), schedule[0].log());
+      assertThat(checker.violations()).as("violations (report above)").isEmpty();
+      assertThat(errors).as("ERRORs the extender logged").isEmpty();
+    } finally {
+      checks.shutdownNow();
+      schedule[0].cancelJobs();
+    }
+  }
+
+  private List<Pod> pods() {
+    return kube.pods().inNamespace(ns).list().getItems();
+  }
+
+  private static String env(String key, String otherwise) {
+    return Optional.ofNullable(System.getenv(key)).filter(v -> !v.isBlank()).orElse(otherwise);
+  }
+
+  /** The extender's ERROR lines written since {@code from} (the file grows across restarts). */
+  private static List<String> errorsLogged(Path log, long from) throws IOException {
+    List<String> out = new ArrayList<>();
+    if (!Files.exists(log)) {
+      return out;
+    }
+    try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
+      f.seek(Math.min(from, f.length()));
+      byte[] rest = new byte[(int) (f.length() - f.getFilePointer())];
+      f.readFully(rest);
+      new String(rest, StandardCharsets.UTF_8)
+          .lines()
+          .filter(l -> l.contains(" ERROR "))
+          .forEach(out::add);
+    }
+    return out;
+  }
+
+  private static String report(
+      long seed,
+      double minutes,
+      Instant began,
+      Duration quieted,
+      SoakSchedule schedule,
+      SoakChecker checker,
+      List<String> errors) {
+    StringBuilder r = new StringBuilder();
+    r.append("# Soak report\n\n");
+    r.append(
+        String.format(
+            "seed %d, %.1f minutes of schedule from %s, Slurm %s, %s placeholders; quiet after %d"
+                + " s%n%n",
+            seed,
+            minutes,
+            began,
+            env("KSE_E2E_SLURM_VERSION", "22.05"),
+            env("KSE_E2E_SHAPE", "batch"),
+            quieted.toSeconds()));
+    r.append("## Actions\n\n| action | count |\n| --- | --- |\n");
+    schedule.counts().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e ->
+                r.append("| ")
+                    .append(e.getKey())
+                    .append(" | ")
+                    .append(e.getValue())
+                    .append(" |\n"));
+    r.append(
+        String.format(
+            "%nChecks: %d (Slurm unreadable in %d: slurmctld restarting)%n%n",
+            checker.ticks(), checker.slurmUnreadable()));
+    r.append("## Convergence: how long each finding lasted before it cleared\n\n");
+    r.append("| invariant | bound | findings cleared | p50 ms | p95 ms | max ms |\n");
+    r.append("| --- | --- | --- | --- | --- | --- |\n");
+    Map<SoakChecker.Invariant, List<Long>> converged = checker.convergedMs();
+    for (SoakChecker.Invariant inv : SoakChecker.Invariant.values()) {
+      List<Long> ms = converged.getOrDefault(inv, List.of()).stream().sorted().toList();
+      r.append(
+          String.format(
+              "| %s | %d s | %d | %s | %s | %s |%n",
+              inv,
+              inv.bound.toSeconds(),
+              ms.size(),
+              pct(ms, 50),
+              pct(ms, 95),
+              ms.isEmpty() ? "-" : ms.get(ms.size() - 1)));
+    }
+    r.append("\n## Violations\n\n");
+    if (checker.violations().isEmpty()) {
+      r.append("none\n");
+    }
+    for (SoakChecker.Violation v : checker.violations()) {
+      r.append("- **")
+          .append(v.finding().invariant())
+          .append("** ")
+          .append(v.finding().key())
+          .append(": first seen ")
+          .append(v.firstSeen())
+          .append(", still at ")
+          .append(v.at())
+          .append("\n  ")
+          .append(v.finding().evidence())
+          .append("\n  recent actions: ")
+          .append(String.join(" · ", v.recentActions()))
+          .append('\n');
+    }
+    r.append("\n## ERRORs the extender logged\n\n");
+    r.append(errors.isEmpty() ? "none\n" : String.join("\n", errors) + "\n");
+    return r.toString();
+  }
+
+  private static String pct(List<Long> sorted, int p) {
+    if (sorted.isEmpty()) {
+      return "-";
+    }
+    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return Long.toString(sorted.get(Math.max(0, i)));
+  }
+}

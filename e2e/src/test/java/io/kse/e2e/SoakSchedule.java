@@ -1,0 +1,463 @@
+package io.kse.e2e;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kse.slurm.testing.LocalSlurmCluster;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The soak's seeded schedule of ordinary operations and faults: Deployments scaled, pods deleted
+ * and force-deleted, groups made and removed, training and critical jobs submitted, cancelled,
+ * requeued, held, released and cut short, nodes drained, cordoned and set DOWN (and back),
+ * slurmctld restarted, slurmrestd and the extender stopped (and back), PodDisruptionBudgets added
+ * and removed. Every action is logged with its time, so a failure can be replayed from the seed.
+ * The same seed gives the same sequence of choices (what the cluster answers may differ).
+ */
+final class SoakSchedule {
+  /** One kind of action and how often it is chosen relative to the others. */
+  private record Kind(String name, int weight, Consumer<Random> run) {}
+
+  /** Something the schedule undoes later (a node resumed, slurmrestd started). */
+  private record Later(Instant at, String what, Runnable run) implements Comparable<Later> {
+    @Override
+    public int compareTo(Later o) {
+      return at.compareTo(o.at);
+    }
+  }
+
+  private static final List<String> DEPLOYMENTS = List.of("serving", "gpus-4", "gpus-2", "gpus-1");
+
+  private final E2eStack stack;
+  private final KubernetesClient kube;
+  private final LocalSlurmCluster slurm;
+  private final String ns;
+  private final SoakChecker checker;
+  private final Random random;
+  private final Instant start = Instant.now();
+  private final List<Kind> kinds = new ArrayList<>();
+  private final PriorityQueue<Later> later = new PriorityQueue<>();
+  private final List<String> log = Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, Integer> counts = new TreeMap<>();
+  private final List<Long> slurmJobs = new ArrayList<>();
+  private final List<String> groups = new ArrayList<>();
+  private final Map<String, Boolean> busyNodes = new LinkedHashMap<>();
+  private boolean pdb;
+  private boolean restDown;
+  private int groupSeq;
+
+  SoakSchedule(E2eStack stack, String ns, SoakChecker checker, long seed) {
+    this.stack = stack;
+    this.kube = stack.kube();
+    this.slurm = stack.slurmCluster();
+    this.ns = ns;
+    this.checker = checker;
+    this.random = new Random(seed);
+    kinds.add(new Kind("scale", 8, this::scale));
+    kinds.add(new Kind("delete-pod", 3, this::deletePod));
+    kinds.add(new Kind("group-create", 2, this::createGroup));
+    kinds.add(new Kind("group-delete", 1, this::deleteGroup));
+    kinds.add(new Kind("training-submit", 3, r -> submit(r, "training", 4 * (1 + r.nextInt(2)))));
+    kinds.add(new Kind("critical-submit", 1, r -> submit(r, "critical", 8)));
+    kinds.add(new Kind("job-cancel", 2, r -> onJob(r, "scancel")));
+    kinds.add(new Kind("job-requeue", 1, r -> onJob(r, "requeue")));
+    kinds.add(new Kind("job-hold-release", 1, r -> onJob(r, "hold")));
+    kinds.add(new Kind("job-time-limit", 1, r -> onJob(r, "timelimit")));
+    kinds.add(new Kind("node-drain", 1, r -> nodeState(r, "drain")));
+    kinds.add(new Kind("node-down", 1, r -> nodeState(r, "down")));
+    kinds.add(new Kind("node-cordon", 1, this::cordon));
+    kinds.add(new Kind("pdb", 1, this::pdb));
+    kinds.add(new Kind("slurmrestd-stop", 1, this::stopRest));
+    kinds.add(new Kind("slurmctld-restart", 1, this::restartController));
+    kinds.add(new Kind("extender-kill", 1, this::killExtender));
+  }
+
+  /** The workloads the schedule scales: created with no replicas. */
+  void setUp() {
+    for (String d : DEPLOYMENTS) {
+      kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
+    }
+  }
+
+  /** Runs actions every 1-4 s until {@code until}, then undoes every pending fault. */
+  void run(Instant until) throws InterruptedException {
+    int total = kinds.stream().mapToInt(Kind::weight).sum();
+    while (Instant.now().isBefore(until)) {
+      runDue(Instant.now());
+      int pick = random.nextInt(total);
+      for (Kind k : kinds) {
+        pick -= k.weight();
+        if (pick < 0) {
+          act(k.name(), () -> k.run().accept(random));
+          break;
+        }
+      }
+      Thread.sleep(1000 + random.nextInt(3000));
+    }
+    runDue(Instant.MAX);
+  }
+
+  /** The actions so far, each with its time since the start. */
+  List<String> log() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
+  }
+
+  List<String> recent(int n) {
+    synchronized (log) {
+      return List.copyOf(log.subList(Math.max(0, log.size() - n), log.size()));
+    }
+  }
+
+  Map<String, Integer> counts() {
+    return Map.copyOf(counts);
+  }
+
+  /** Cancels the Slurm jobs the schedule submitted (root's: scancel as root). */
+  void cancelJobs() {
+    if (!slurmJobs.isEmpty()) {
+      List<String> cmd = new ArrayList<>(List.of("scancel"));
+      slurmJobs.forEach(id -> cmd.add(Long.toString(id)));
+      tryCli(cmd.toArray(String[]::new));
+    }
+  }
+
+  // ---- the actions ---------------------------------------------------------------------------
+
+  private void scale(Random r) {
+    String d = DEPLOYMENTS.get(r.nextInt(DEPLOYMENTS.size()));
+    int replicas = r.nextInt(d.equals("serving") ? 3 : 4);
+    kube.apps().deployments().inNamespace(ns).withName(d).scale(replicas);
+    note("scale " + d + " to " + replicas);
+  }
+
+  private void deletePod(Random r) {
+    List<Pod> pods = kube.pods().inNamespace(ns).list().getItems();
+    boolean force = r.nextInt(10) < 3;
+    if (pods.isEmpty()) {
+      return;
+    }
+    Pod p = pods.get(r.nextInt(pods.size()));
+    var op = kube.pods().inNamespace(ns).withName(p.getMetadata().getName());
+    if (force) {
+      op.withGracePeriod(0).delete();
+    } else {
+      op.delete();
+    }
+    note((force ? "force-delete " : "delete ") + p.getMetadata().getName());
+  }
+
+  private void createGroup(Random r) {
+    if (groups.size() >= 2) {
+      return;
+    }
+    String g = "g" + groupSeq++;
+    int size = 2 + r.nextInt(2);
+    for (int i = 0; i < size; i++) {
+      kube.pods().inNamespace(ns).resource(groupMember(g, size, i)).create();
+    }
+    groups.add(g);
+    note("group " + g + " of " + size + " x 4 GPUs");
+  }
+
+  private void deleteGroup(Random r) {
+    if (groups.isEmpty()) {
+      return;
+    }
+    String g = groups.remove(r.nextInt(groups.size()));
+    kube.pods().inNamespace(ns).withLabel("soak-group", g).delete();
+    note("delete group " + g);
+  }
+
+  private void submit(Random r, String partition, int gpus) {
+    int minutes = 2 + r.nextInt(8);
+    String out =
+        tryCli(
+            "sbatch",
+            "--parsable",
+            "-p",
+            partition,
+            "-N1",
+            "--gres=gpu:h100:" + gpus,
+            "-t",
+            Integer.toString(minutes),
+            "-J",
+            "soak-" + partition,
+            "-o",
+            "/dev/null",
+            "-D",
+            slurm.env("KSE_LAB_JOB_DIR"),
+            "--wrap",
+            "sleep 3600");
+    if (out != null && !out.isBlank()) {
+      slurmJobs.add(Long.parseLong(out.trim().split(";")[0]));
+      note(partition + " job " + out.trim() + ": " + gpus + " GPUs, " + minutes + " min");
+    }
+  }
+
+  private void onJob(Random r, String what) {
+    if (slurmJobs.isEmpty()) {
+      return;
+    }
+    String id = Long.toString(slurmJobs.get(r.nextInt(slurmJobs.size())));
+    switch (what) {
+      case "scancel" -> tryCli("scancel", id);
+      case "requeue" -> tryCli("scontrol", "requeue", id);
+      case "hold" -> {
+        tryCli("scontrol", "hold", id);
+        later(
+            Duration.ofSeconds(5 + r.nextInt(30)),
+            "release " + id,
+            () -> tryCli("scontrol", "release", id));
+      }
+      default -> tryCli("scontrol", "update", "jobid=" + id, "timelimit=1");
+    }
+    note(what + " job " + id);
+  }
+
+  private void nodeState(Random r, String state) {
+    String node = idleNode(r);
+    if (node == null) {
+      return;
+    }
+    tryCli("scontrol", "update", "nodename=" + node, "state=" + state, "reason=soak");
+    note(state + " " + node);
+    later(
+        Duration.ofSeconds(10 + r.nextInt(30)),
+        "resume " + node,
+        () -> {
+          slurm.resumeNode(node);
+          busyNodes.remove(node);
+        });
+  }
+
+  private void cordon(Random r) {
+    String node = idleNode(r);
+    if (node == null) {
+      return;
+    }
+    setUnschedulable(node, true);
+    note("cordon " + node);
+    later(
+        Duration.ofSeconds(10 + r.nextInt(30)),
+        "uncordon " + node,
+        () -> {
+          setUnschedulable(node, false);
+          busyNodes.remove(node);
+        });
+  }
+
+  private void pdb(Random r) {
+    if (pdb) {
+      return;
+    }
+    String d = DEPLOYMENTS.get(r.nextInt(DEPLOYMENTS.size()));
+    kube.policy()
+        .v1()
+        .podDisruptionBudget()
+        .inNamespace(ns)
+        .resource(
+            new PodDisruptionBudgetBuilder()
+                .withNewMetadata()
+                .withName("soak-pdb")
+                .endMetadata()
+                .withNewSpec()
+                .withMinAvailable(new IntOrString(1))
+                .withNewSelector()
+                .withMatchLabels(Map.of("app", d))
+                .endSelector()
+                .endSpec()
+                .build())
+        .create();
+    pdb = true;
+    note("PodDisruptionBudget minAvailable 1 on " + d);
+    later(
+        Duration.ofSeconds(20 + r.nextInt(40)),
+        "remove the PodDisruptionBudget",
+        () -> {
+          kube.policy().v1().podDisruptionBudget().inNamespace(ns).withName("soak-pdb").delete();
+          pdb = false;
+        });
+  }
+
+  private void stopRest(Random r) {
+    if (restDown) {
+      return;
+    }
+    checker.disruptionBegins();
+    slurm.stopRest();
+    restDown = true;
+    note("slurmrestd stopped");
+    later(
+        Duration.ofSeconds(5 + r.nextInt(15)),
+        "slurmrestd started",
+        () -> {
+          slurm.startRest();
+          restDown = false;
+          checker.disruptionEnds(Instant.now());
+        });
+  }
+
+  private void restartController(Random r) {
+    checker.disruptionBegins();
+    try {
+      slurm.stopController();
+      note("slurmctld stopped");
+      Thread.sleep(1000L + r.nextInt(4000));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      slurm.startController();
+      note("slurmctld started");
+      checker.disruptionEnds(Instant.now());
+    }
+  }
+
+  private void killExtender(Random r) {
+    checker.disruptionBegins();
+    stack.killExtender();
+    note("extender killed (SIGKILL)");
+    later(
+        Duration.ofSeconds(2 + r.nextInt(8)),
+        "extender started",
+        () -> {
+          stack.startExtender();
+          checker.disruptionEnds(Instant.now());
+        });
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private void act(String kind, Runnable action) {
+    counts.merge(kind, 1, Integer::sum);
+    try {
+      action.run();
+    } catch (RuntimeException e) {
+      note(kind + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+    }
+  }
+
+  private void runDue(Instant now) {
+    while (!later.isEmpty() && !later.peek().at().isAfter(now)) {
+      Later l = later.poll();
+      act("undo", l.run());
+      note(l.what());
+    }
+  }
+
+  private void later(Duration in, String what, Runnable run) {
+    later.add(new Later(Instant.now().plus(in), what, run));
+  }
+
+  /** A GPU node no pending undo is about, or null. */
+  private String idleNode(Random r) {
+    List<String> nodes = stack.gpuNodes();
+    String node = nodes.get(r.nextInt(nodes.size()));
+    return busyNodes.putIfAbsent(node, true) == null ? node : null;
+  }
+
+  private void setUnschedulable(String node, boolean on) {
+    kube.nodes()
+        .withName(node)
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(on ? true : null);
+              return n;
+            });
+  }
+
+  /** A Slurm command whose failure is part of the chaos (the controller may be restarting). */
+  private String tryCli(String... cmd) {
+    try {
+      return slurm.cli(cmd);
+    } catch (RuntimeException e) {
+      note(String.join(" ", cmd) + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+      return null;
+    }
+  }
+
+  private void note(String what) {
+    String line =
+        String.format(
+            "+%6.1fs %s", Duration.between(start, Instant.now()).toMillis() / 1000.0, what);
+    log.add(line);
+    System.out.println("[soak] " + line);
+  }
+
+  private Deployment deployment(String name) {
+    int gpus =
+        switch (name) {
+          case "serving" -> 8;
+          case "gpus-4" -> 4;
+          case "gpus-2" -> 2;
+          default -> 1;
+        };
+    Map<String, String> labels = new LinkedHashMap<>(Map.of("app", name));
+    if (name.equals("serving")) {
+      labels.put(SoakChecker.TIER_LABEL, "serving");
+    }
+    return new DeploymentBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(0)
+        .withNewSelector()
+        .withMatchLabels(Map.of("app", name))
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(labels)
+        .endMetadata()
+        .withSpec(podSpec(gpus).build().getSpec())
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private Pod groupMember(String group, int size, int index) {
+    return podSpec(4)
+        .editMetadata()
+        .withName(group + "-" + index)
+        .withNamespace(ns)
+        .addToLabels("soak-group", group)
+        .addToAnnotations(SoakChecker.GROUP, group)
+        .addToAnnotations("kse.io/group-size", Integer.toString(size))
+        .addToAnnotations("kse.io/group-index", Integer.toString(index))
+        .endMetadata()
+        .build();
+  }
+
+  private static PodBuilder podSpec(int gpus) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(SoakChecker.SCHEDULER)
+        .withTerminationGracePeriodSeconds(0L)
+        .addNewContainer()
+        .withName("server")
+        .withImage("registry.example/model-server:1")
+        .withNewResources()
+        .withLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus))))
+        .endResources()
+        .endContainer()
+        .endSpec();
+  }
+}
