@@ -75,6 +75,8 @@ final class SoakChecker {
   private int disruptions;
   private int ticks;
   private int slurmUnreadable;
+  private long boundPodsChecked;
+  private long placeholdersChecked;
 
   SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
     this.namespaces = namespaces;
@@ -101,6 +103,12 @@ final class SoakChecker {
       return;
     }
     List<Finding> found = findings(pods, slurm.get(), namespaces);
+    boundPodsChecked +=
+        pods.stream().filter(p -> ours(p, namespaces) && p.getSpec().getNodeName() != null).count();
+    placeholdersChecked +=
+        slurm.get().stream()
+            .filter(j -> j.tag().filter(t -> namespaces.contains(t.namespace())).isPresent())
+            .count();
     Map<String, Finding> byId = new LinkedHashMap<>();
     found.forEach(f -> byId.put(f.id(), f));
     for (var it = open.entrySet().iterator(); it.hasNext(); ) {
@@ -159,6 +167,16 @@ final class SoakChecker {
 
   synchronized int slurmUnreadable() {
     return slurmUnreadable;
+  }
+
+  /** Bound pods of ours, summed over the checks: that the checker had something to hold. */
+  synchronized long boundPodsChecked() {
+    return boundPodsChecked;
+  }
+
+  /** Placeholders of ours in Slurm, summed over the checks. */
+  synchronized long placeholdersChecked() {
+    return placeholdersChecked;
   }
 
   // ---- the invariants, as pure functions of both sides --------------------------------------

@@ -58,8 +58,15 @@ final class SoakSchedule {
   private final List<String> groups = new ArrayList<>();
   private final Map<String, Boolean> busyNodes = new LinkedHashMap<>();
   private boolean pdb;
-  private boolean restDown;
   private int groupSeq;
+
+  /** The outage under way (one at a time, so each is seen alone), or null. */
+  private String outage;
+
+  private Instant lastOutage = Instant.EPOCH;
+
+  /** At most one outage this often: the checker needs quiet time to hold the system to account. */
+  private static final Duration OUTAGE_GAP = Duration.ofSeconds(45);
 
   SoakSchedule(E2eStack stack, String ns, SoakChecker checker, long seed) {
     this.stack = stack;
@@ -297,59 +304,76 @@ final class SoakSchedule {
   }
 
   private void stopRest(Random r) {
-    if (restDown) {
-      return;
-    }
-    checker.disruptionBegins();
-    slurm.stopRest();
-    restDown = true;
-    note("slurmrestd stopped");
-    later(
+    outage(
+        "slurmrestd stopped",
+        slurm::stopRest,
         Duration.ofSeconds(5 + r.nextInt(15)),
         "slurmrestd started",
-        () -> {
-          slurm.startRest();
-          restDown = false;
-          checker.disruptionEnds(Instant.now());
-        });
+        slurm::startRest);
   }
 
   private void restartController(Random r) {
+    outage(
+        "slurmctld stopped",
+        slurm::stopController,
+        Duration.ofMillis(1000L + r.nextInt(4000)),
+        "slurmctld started",
+        slurm::startController);
+  }
+
+  private void killExtender(Random r) {
+    outage(
+        "extender killed (SIGKILL)",
+        stack::killExtender,
+        Duration.ofSeconds(2 + r.nextInt(8)),
+        "extender started",
+        stack::startExtender);
+  }
+
+  /**
+   * Begins an outage the extender cannot see through, and ends it {@code after} (the checker's
+   * bounds count from its end). One at a time and at most one per {@link #OUTAGE_GAP}: a restart
+   * waiting on another outage would say nothing about either.
+   */
+  private void outage(String begin, Runnable stop, Duration after, String end, Runnable start) {
+    if (outage != null || Instant.now().isBefore(lastOutage.plus(OUTAGE_GAP))) {
+      return;
+    }
+    outage = begin;
+    lastOutage = Instant.now();
     checker.disruptionBegins();
     try {
-      slurm.stopController();
-      note("slurmctld stopped");
-      Thread.sleep(1000L + r.nextInt(4000));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      stop.run();
     } finally {
-      slurm.startController();
-      note("slurmctld started");
+      note(begin);
+      later(after, end, () -> endOutage(start));
+    }
+  }
+
+  private void endOutage(Runnable start) {
+    try {
+      start.run();
+    } catch (RuntimeException e) {
+      note("restart failed, once more: " + e.getMessage().lines().findFirst().orElse(""));
+      start.run();
+    } finally {
+      outage = null;
       checker.disruptionEnds(Instant.now());
     }
   }
 
-  private void killExtender(Random r) {
-    checker.disruptionBegins();
-    stack.killExtender();
-    note("extender killed (SIGKILL)");
-    later(
-        Duration.ofSeconds(2 + r.nextInt(8)),
-        "extender started",
-        () -> {
-          stack.startExtender();
-          checker.disruptionEnds(Instant.now());
-        });
-  }
-
   // ---- helpers -------------------------------------------------------------------------------
 
+  /** Runs one action; counted when it did something (each action notes what it did, or skips). */
   private void act(String kind, Runnable action) {
-    counts.merge(kind, 1, Integer::sum);
+    int before = log.size();
     try {
       action.run();
     } catch (RuntimeException e) {
       note(kind + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+    }
+    if (log.size() > before) {
+      counts.merge(kind, 1, Integer::sum);
     }
   }
 
