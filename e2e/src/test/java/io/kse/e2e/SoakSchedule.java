@@ -380,8 +380,12 @@ final class SoakSchedule {
   private void runDue(Instant now) {
     while (!later.isEmpty() && !later.peek().at().isAfter(now)) {
       Later l = later.poll();
-      act("undo", l.run());
-      note(l.what());
+      act(
+          "undo",
+          () -> {
+            l.run().run();
+            note(l.what());
+          });
     }
   }
 
