@@ -56,7 +56,8 @@ final class SoakSchedule {
   private final Map<String, Integer> counts = new TreeMap<>();
   private final List<Long> slurmJobs = new ArrayList<>();
   private final List<String> groups = new ArrayList<>();
-  private final Map<String, Boolean> busyNodes = new LinkedHashMap<>();
+  /** GPU nodes a pending undo is about: no second fault on them meanwhile. */
+  private final java.util.Set<String> busyNodes = new java.util.HashSet<>();
   private boolean pdb;
   private int groupSeq;
 
@@ -397,7 +398,7 @@ final class SoakSchedule {
   private String idleNode(Random r) {
     List<String> nodes = stack.gpuNodes();
     String node = nodes.get(r.nextInt(nodes.size()));
-    return busyNodes.putIfAbsent(node, true) == null ? node : null;
+    return busyNodes.add(node) ? node : null;
   }
 
   private void setUnschedulable(String node, boolean on) {
