@@ -56,8 +56,10 @@ final class SoakSchedule {
   private final Map<String, Integer> counts = new TreeMap<>();
   private final List<Long> slurmJobs = new ArrayList<>();
   private final List<String> groups = new ArrayList<>();
+
   /** GPU nodes a pending undo is about: no second fault on them meanwhile. */
   private final java.util.Set<String> busyNodes = new java.util.HashSet<>();
+
   private boolean pdb;
   private int groupSeq;
 
