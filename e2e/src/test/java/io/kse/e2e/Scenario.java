@@ -96,11 +96,18 @@ abstract class Scenario {
 
   /** An inference pod of our scheduler asking for {@code gpus} GPUs. */
   PodBuilder inferencePod(String name, int gpus) {
-    return new PodBuilder()
-        .withNewMetadata()
+    return inferencePodOf(gpus)
+        .editMetadata()
         .withName(name)
         .withNamespace(ns)
         .withLabels(Map.of("app", "model-server"))
+        .endMetadata();
+  }
+
+  /** The pod every scenario (and the soak) uses, unnamed: our scheduler, {@code gpus} GPUs. */
+  static PodBuilder inferencePodOf(int gpus) {
+    return new PodBuilder()
+        .withNewMetadata()
         .endMetadata()
         .withNewSpec()
         .withSchedulerName(SCHEDULER)

@@ -2,8 +2,6 @@ package io.kse.e2e;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
@@ -456,14 +454,14 @@ final class SoakSchedule {
         .withNewMetadata()
         .withLabels(labels)
         .endMetadata()
-        .withSpec(podSpec(gpus).build().getSpec())
+        .withSpec(Scenario.inferencePodOf(gpus).build().getSpec())
         .endTemplate()
         .endSpec()
         .build();
   }
 
   private Pod groupMember(String group, int size, int index) {
-    return podSpec(4)
+    return Scenario.inferencePodOf(4)
         .editMetadata()
         .withName(group + "-" + index)
         .withNamespace(ns)
@@ -473,22 +471,5 @@ final class SoakSchedule {
         .addToAnnotations("kse.io/group-index", Integer.toString(index))
         .endMetadata()
         .build();
-  }
-
-  private static PodBuilder podSpec(int gpus) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName(SoakChecker.SCHEDULER)
-        .withTerminationGracePeriodSeconds(0L)
-        .addNewContainer()
-        .withName("server")
-        .withImage("registry.example/model-server:1")
-        .withNewResources()
-        .withLimits(Map.of("nvidia.com/gpu", new Quantity(Integer.toString(gpus))))
-        .endResources()
-        .endContainer()
-        .endSpec();
   }
 }
