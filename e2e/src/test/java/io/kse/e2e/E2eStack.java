@@ -147,6 +147,11 @@ public final class E2eStack {
     run(Duration.ofMinutes(3), "verbs-tls", on ? "on" : "off");
   }
 
+  /** A setting the stack writes only in some configurations (e.g. its Prometheus URL). */
+  public Optional<String> envIfSet(String key) {
+    return Optional.ofNullable(env.get(key));
+  }
+
   public String env(String key) {
     String v = env.get(key);
     if (v == null) {

@@ -260,8 +260,13 @@ abstract class Scenario {
    * An exclusive sbatch job in {@code partition} on every GPU node, running; returns job id → node.
    */
   Map<Long, String> busyEveryGpuNode(String partition) {
+    return busyGpuNodes(partition, stack.gpuNodes());
+  }
+
+  /** As {@link #busyEveryGpuNode}, on these nodes only. */
+  Map<Long, String> busyGpuNodes(String partition, List<String> nodes) {
     Map<Long, String> jobs = new java.util.LinkedHashMap<>();
-    for (String node : stack.gpuNodes()) {
+    for (String node : nodes) {
       jobs.put(sbatch(partition, node), node);
     }
     await(partition + " jobs running on every GPU node")

@@ -408,6 +408,27 @@ public final class PlacementPolicy {
             () -> new Contribution("tier " + tier.name(), "may preempt " + tier.mayPreempt()));
   }
 
+  /**
+   * For each tier with a preemption budget, how much of it is used in its window: the larger of the
+   * GPU and node shares, 1 or more when used up (a budget of 0 counts as used up).
+   */
+  public java.util.Map<String, Double> budgetUse(PreemptionLedger ledger, Instant now) {
+    java.util.Map<String, Double> out = new java.util.TreeMap<>();
+    for (PreemptionSafety.Budget b : policy.preemption().budgets()) {
+      PreemptionLedger.Usage used = ledger.usage(b.tier(), b.window(), now);
+      out.put(
+          b.tier(), Math.max(share(used.gpus(), b.maxGpus()), share(used.nodes(), b.maxNodes())));
+    }
+    return out;
+  }
+
+  private static double share(long used, long max) {
+    if (max == Integer.MAX_VALUE) {
+      return 0; // no limit of this kind
+    }
+    return max <= 0 ? 1 : (double) used / max;
+  }
+
   /** Why this tier may not preempt now (dry run, budget), or empty when it may. */
   private Optional<String> preemptionStop(
       Tier tier, PodFacts pod, int nodes, PreemptionLedger ledger, Instant now) {

@@ -381,6 +381,21 @@ class PlacementPolicyTest {
   }
 
   @Test
+  void budgetUseIsTheLargerShareInTheWindow() {
+    assertThat(lab.budgetUse(ledger, NOW))
+        .containsExactly(
+            java.util.Map.entry("inference", 0.0), java.util.Map.entry("inference-critical", 0.0));
+    ledger.record("inference", 8, 2, NOW.minus(Duration.ofMinutes(5)));
+    // 8 of 32 GPUs, 2 of 4 nodes: the nodes are the nearer limit
+    assertThat(lab.budgetUse(ledger, NOW)).containsEntry("inference", 0.5);
+    ledger.record("inference", 24, 2, NOW.minus(Duration.ofMinutes(1)));
+    assertThat(lab.budgetUse(ledger, NOW)).containsEntry("inference", 1.0);
+    // the window is 10 minutes: the first entry slides out, 24/32 GPUs and 2/4 nodes stay
+    assertThat(lab.budgetUse(ledger, NOW.plus(Duration.ofMinutes(6))))
+        .containsEntry("inference", 0.75);
+  }
+
+  @Test
   void dryRunDecidesButNeverPreempts() {
     String yaml =
         Policies.example("lab.yaml")

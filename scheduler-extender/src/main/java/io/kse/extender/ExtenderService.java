@@ -130,6 +130,13 @@ public final class ExtenderService implements AutoCloseable {
         new io.kse.slurm.cache.AllocationHints(cache, cfg.allocationHint().minGap(), prometheus);
     PlaceholderRegistry registry = new PlaceholderRegistry();
     PreemptionLedger ledger = new PreemptionLedger();
+    // what the alerts watch (manifests/overlays/monitoring/prometheus-rule.yaml)
+    metrics.writer(isWriter);
+    metrics.oldestPending(
+        () ->
+            io.kse.extender.lifecycle.PendingAges.oldestByTier(
+                registry.current(), cache::job, clock.instant()));
+    metrics.budgetUse(() -> policy.placement().budgetUse(ledger, clock.instant()));
     io.kse.extender.dra.GpuClaims gpuClaims =
         new io.kse.extender.dra.FabricGpuClaims(
             kube, cfg.dra().gpuDeviceClasses(), cfg.dra().driver(), cfg.dra().indexAttribute());
@@ -176,7 +183,10 @@ public final class ExtenderService implements AutoCloseable {
             metrics,
             () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
             synced,
-            prometheus::scrape,
+            () -> {
+              metrics.beforeScrape();
+              return prometheus.scrape();
+            },
             new ExplainService(reconciler::placementOf, reconciler::decide, pods, registry, cache)
                 ::explain,
             new KubeCallerCheck(kube, clock),

@@ -55,6 +55,11 @@ public final class PlaceholderRegistry {
     return java.util.List.copyOf(out);
   }
 
+  /** Every state, as a live view: for gauges read at scrape time. */
+  public java.util.Collection<PlaceholderState> current() {
+    return java.util.Collections.unmodifiableCollection(byUid.values());
+  }
+
   public int size() {
     return byUid.size();
   }

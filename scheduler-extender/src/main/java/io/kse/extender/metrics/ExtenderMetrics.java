@@ -15,6 +15,8 @@ public final class ExtenderMetrics {
   private final MeterRegistry registry;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final java.util.List<Runnable> beforeScrape =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public ExtenderMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -159,6 +161,69 @@ public final class ExtenderMetrics {
    */
   public void allocationHint(String result) {
     count("kse.allocation.hints", "Allocation hints from Slurm, by result", "result", result);
+  }
+
+  /** Whether this replica is the writer (1) or a standby (0): {@code kse_writer}. */
+  public void writer(java.util.function.BooleanSupplier isWriter) {
+    io.micrometer.core.instrument.Gauge.builder("kse.writer", () -> isWriter.getAsBoolean() ? 1 : 0)
+        .description("1 while this replica holds the writer Lease and converges placements")
+        .register(registry);
+  }
+
+  /**
+   * The oldest placeholder Slurm still has pending, by tier: {@code
+   * kse_placeholder_pending_oldest_seconds{tier}} (no series for a tier with none pending).
+   */
+  public void oldestPending(java.util.function.Supplier<Map<String, Double>> secondsByTier) {
+    byTier(
+        "kse.placeholder.pending.oldest",
+        "Seconds since the oldest still-pending placeholder of the tier was submitted",
+        "seconds",
+        secondsByTier);
+  }
+
+  /**
+   * How much of its preemption budget each tier has used in the budget's window, the larger of GPUs
+   * and nodes (1 = used up): {@code kse_preemption_budget_used_ratio{tier}}.
+   */
+  public void budgetUse(java.util.function.Supplier<Map<String, Double>> ratioByTier) {
+    byTier(
+        "kse.preemption.budget.used",
+        "Share of the tier's preemption budget used in its window (1 = used up)",
+        "ratio",
+        ratioByTier);
+  }
+
+  /**
+   * A gauge per tier whose set of tiers changes with the policy and the work: read at every scrape,
+   * so a tier that is gone has no series rather than a stale one.
+   */
+  private void byTier(
+      String name,
+      String description,
+      String unit,
+      java.util.function.Supplier<Map<String, Double>> values) {
+    io.micrometer.core.instrument.MultiGauge gauge =
+        io.micrometer.core.instrument.MultiGauge.builder(name)
+            .description(description)
+            .baseUnit(unit)
+            .register(registry);
+    beforeScrape.add(
+        () ->
+            gauge.register(
+                values.get().entrySet().stream()
+                    .map(
+                        e ->
+                            io.micrometer.core.instrument.MultiGauge.Row.of(
+                                io.micrometer.core.instrument.Tags.of("tier", e.getKey()),
+                                e.getValue()))
+                    .toList(),
+                true));
+  }
+
+  /** Brings the gauges read per scrape up to date; call just before rendering the registry. */
+  public void beforeScrape() {
+    beforeScrape.forEach(Runnable::run);
   }
 
   /** One counter per metric and tag value, registered on first use. */

@@ -335,6 +335,7 @@ public final class SlurmStateCache implements AutoCloseable {
    */
   public void endedElsewhere(long jobId, List<String> nodes) {
     if (nodes.isEmpty() || !mayBePreemptedForUs()) {
+      LOG.debug("end_hint_ignored slurmJob={} nodes={}", jobId, nodes);
       return;
     }
     if (endHints.size() < 10_000) { // a flood of ends: the rest is not worth a read
@@ -620,6 +621,13 @@ public final class SlurmStateCache implements AutoCloseable {
       boolean lostRun =
           after.state() == JobState.PREEMPTED
               || after.state() == JobState.PENDING && after.restartCount() > 0;
+      LOG.debug(
+          "end_hint_read slurmJob={} state={} restarts={} start={} lostRun={}",
+          id,
+          after.state(),
+          after.restartCount(),
+          after.startTime().orElse(null),
+          lostRun);
       if (lostRun) {
         pass.elsewhere.add(
             new JobChange(Optional.of(after.runBefore(hint.nodes(), at)), Optional.of(after), at));
