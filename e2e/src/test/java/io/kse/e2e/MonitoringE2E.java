@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.kse.slurm.testing.LocalSlurmCluster;
 import java.net.URI;
 import java.nio.file.Files;
@@ -150,39 +149,9 @@ class MonitoringE2E extends Scenario {
   /** An eviction a PodDisruptionBudget refuses fires KseEvictionBlockedByPdb. */
   @Test
   void anEvictionBlockedByADisruptionBudgetFiresItsAlert() {
-    kube.policy()
-        .v1()
-        .podDisruptionBudget()
-        .inNamespace(ns)
-        .resource(
-            new PodDisruptionBudgetBuilder()
-                .withNewMetadata()
-                .withName("keep-one")
-                .endMetadata()
-                .withNewSpec()
-                .withMinAvailable(new io.fabric8.kubernetes.api.model.IntOrString(1))
-                .withNewSelector()
-                .withMatchLabels(Map.of("app", "model-server"))
-                .endSelector()
-                .endSpec()
-                .build())
-        .create();
+    keepOneModelServer();
     Pod p = awaitBound(create(inferencePod("guarded", 1)).getMetadata().getName());
-    await()
-        .atMost(CONVERGE)
-        .until(
-            () -> {
-              var pdb =
-                  kube.policy()
-                      .v1()
-                      .podDisruptionBudget()
-                      .inNamespace(ns)
-                      .withName("keep-one")
-                      .get();
-              return pdb.getStatus() != null
-                  && pdb.getStatus().getCurrentHealthy() != null
-                  && pdb.getStatus().getCurrentHealthy() >= 1;
-            });
+    await().atMost(CONVERGE).until(() -> pdbReady("keep-one"));
     scancel(placeholderOf(p).id());
     await("EvictionBlocked")
         .atMost(CONVERGE)

@@ -236,6 +236,23 @@ class PlacementE2E extends Scenario {
     for (String allowed : List.of("create pods/binding", "update persistentvolumes")) {
       assertThat(canI(kubectl, scheduler, allowed)).as("kse-scheduler: " + allowed).isTrue();
     }
+    // and reads the API server's authentication configuration, to check who calls its /metrics
+    // (its RoleBinding lives in kube-system: a kustomization-wide namespace once moved it to ours)
+    assertThat(
+            LocalSlurmCluster.run(
+                    List.of(
+                        kubectl,
+                        "auth",
+                        "can-i",
+                        scheduler,
+                        "-n",
+                        "kube-system",
+                        "get",
+                        "configmaps/extension-apiserver-authentication"),
+                    Duration.ofSeconds(30),
+                    Map.of("KUBECONFIG", stack.env("KUBECONFIG")))
+                .trim())
+        .isEqualTo("yes");
   }
 
   private boolean canI(String kubectl, String as, String verbAndResource) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.kse.slurm.SlurmJob;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,23 +71,7 @@ class ReconcilerE2E extends Scenario {
   /** Sequence 3: a PodDisruptionBudget refuses the eviction; retried, then overridden. */
   @Test
   void anEvictionRefusedByADisruptionBudgetIsRetriedAndFinallyOverridden() {
-    kube.policy()
-        .v1()
-        .podDisruptionBudget()
-        .inNamespace(ns)
-        .resource(
-            new PodDisruptionBudgetBuilder()
-                .withNewMetadata()
-                .withName("keep-one")
-                .endMetadata()
-                .withNewSpec()
-                .withMinAvailable(new io.fabric8.kubernetes.api.model.IntOrString(1))
-                .withNewSelector()
-                .withMatchLabels(Map.of("app", "model-server"))
-                .endSelector()
-                .endSpec()
-                .build())
-        .create();
+    keepOneModelServer();
     Pod p = awaitBound(create(inferencePod("guarded", 1)).getMetadata().getName());
     // the disruption controller must count the pod healthy before the budget blocks anything
     await().atMost(CONVERGE).until(() -> pdbReady("keep-one"));
@@ -106,14 +89,6 @@ class ReconcilerE2E extends Scenario {
     System.out.printf(
         "[e2e] converged: eviction refused by a PDB -> pod deleted after %d ms (override 20 s)%n",
         (System.nanoTime() - t0) / 1_000_000);
-  }
-
-  boolean pdbReady(String name) {
-    var pdb = kube.policy().v1().podDisruptionBudget().inNamespace(ns).withName(name).get();
-    return pdb != null
-        && pdb.getStatus() != null
-        && pdb.getStatus().getCurrentHealthy() != null
-        && pdb.getStatus().getCurrentHealthy() >= 1;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.kse.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
@@ -64,11 +65,74 @@ abstract class Scenario {
   void cleanUp() {
     cancelSbatchJobs();
     kube.namespaces().withName(ns).delete();
-    // every placeholder of this namespace's pods must end with them
+    // every placeholder of this namespace's pods must end with them; a failure says which did not
+    // and what Slurm's nodes were doing (all CI shows of a run is its output)
     await()
         .atMost(Duration.ofSeconds(90))
-        .until(
-            () -> activePlaceholders(ns).isEmpty() && kube.namespaces().withName(ns).get() == null);
+        .untilAsserted(
+            () -> {
+              assertThat(activePlaceholders(ns).stream().map(Scenario::describe).toList())
+                  .as(
+                      () ->
+                          "placeholders of "
+                              + ns
+                              + " not ended; Slurm's GPU nodes: "
+                              + gpuNodeStates())
+                  .isEmpty();
+              assertThat(kube.namespaces().withName(ns).get()).as("namespace " + ns).isNull();
+            });
+  }
+
+  /** A PodDisruptionBudget "keep-one": at least one pod labelled app=model-server available. */
+  void keepOneModelServer() {
+    kube.policy()
+        .v1()
+        .podDisruptionBudget()
+        .inNamespace(ns)
+        .resource(
+            new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder()
+                .withNewMetadata()
+                .withName("keep-one")
+                .endMetadata()
+                .withNewSpec()
+                .withMinAvailable(new io.fabric8.kubernetes.api.model.IntOrString(1))
+                .withNewSelector()
+                .withMatchLabels(Map.of("app", "model-server"))
+                .endSelector()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** The disruption controller counts a healthy pod: only then does the budget block anything. */
+  boolean pdbReady(String name) {
+    var pdb = kube.policy().v1().podDisruptionBudget().inNamespace(ns).withName(name).get();
+    return pdb != null
+        && pdb.getStatus() != null
+        && pdb.getStatus().getCurrentHealthy() != null
+        && pdb.getStatus().getCurrentHealthy() >= 1;
+  }
+
+  /** A job as a failure message shows it: id, state, Slurm's reason, nodes. */
+  static String describe(SlurmJob j) {
+    return j.id() + " " + j.state() + " (" + j.stateReason() + ") on " + j.nodes();
+  }
+
+  /** Each GPU node's state and flags as Slurm has them now, e.g. {@code gpu-node-3=IDLE[DRAIN]}. */
+  String gpuNodeStates() {
+    java.util.Set<String> gpu = new java.util.HashSet<>(stack.gpuNodes());
+    return slurm.nodes().stream()
+        .filter(n -> gpu.contains(n.name()))
+        .map(
+            n ->
+                n.name()
+                    + "="
+                    + n.state()
+                    + n.flags()
+                    + (n.reason().isEmpty() ? "" : ":" + n.reason()))
+        .sorted()
+        .toList()
+        .toString();
   }
 
   /** How long the extender may take to converge after a change. */
@@ -271,10 +335,18 @@ abstract class Scenario {
     }
     await(partition + " jobs running on every GPU node")
         .atMost(Duration.ofSeconds(30))
-        .until(
+        .untilAsserted(
             () ->
-                jobs.keySet().stream()
-                    .allMatch(id -> slurm.job(id).map(Scenario::running).orElse(false)));
+                assertThat(
+                        jobs.keySet().stream()
+                            .map(id -> slurm.job(id))
+                            .filter(j -> !j.map(Scenario::running).orElse(false))
+                            .map(j -> j.map(Scenario::describe).orElse("(gone)"))
+                            .toList())
+                    .as(
+                        () ->
+                            partition + " jobs not running; Slurm's GPU nodes: " + gpuNodeStates())
+                    .isEmpty());
     awaitExtenderSawSlurmAfter(Instant.now());
     return jobs;
   }
