@@ -33,7 +33,12 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     version = "kse-policy 0.1.0",
     description = "Validate, explain and render kube-slurm-extender placement policies.",
-    subcommands = {PolicyCli.Validate.class, PolicyCli.Explain.class, PolicyCli.RenderSlurm.class})
+    subcommands = {
+      PolicyCli.Validate.class,
+      PolicyCli.Explain.class,
+      PolicyCli.RenderSlurm.class,
+      PolicyCli.TraceCommand.class
+    })
 public final class PolicyCli {
   public static final int OK = 0;
   public static final int INVALID = 1;
@@ -267,6 +272,107 @@ public final class PolicyCli {
       } catch (PolicyValidationException e) {
         spec.commandLine().getErr().println(e.getMessage());
         return INVALID;
+      }
+    }
+  }
+
+  @Command(
+      name = "trace",
+      description =
+          "Traces for policy replay (docs/policy-guide.md \"Replay\"): synth writes a seeded synthetic"
+              + " trace, check reads one and summarizes it.",
+      subcommands = {TraceCommand.Synth.class, TraceCommand.Check.class})
+  static final class TraceCommand {
+    @Command(
+        name = "synth",
+        description =
+            "Write a synthetic trace (JSON lines) to stdout: inference with a daily rhythm, a"
+                + " training mix.")
+    static final class Synth implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Option(
+          names = "--seed",
+          defaultValue = "1",
+          description = "the generator's seed (default 1)")
+      long seed;
+
+      @Option(
+          names = "--hours",
+          defaultValue = "24",
+          description = "the trace's length in hours (default 24)")
+      double hours;
+
+      @Option(
+          names = "--inference-per-hour",
+          defaultValue = "60",
+          description = "mean inference arrivals per hour (default 60)")
+      double inferencePerHour;
+
+      @Option(
+          names = "--training-per-hour",
+          defaultValue = "6",
+          description = "mean training submissions per hour (default 6)")
+      double trainingPerHour;
+
+      @Override
+      public Integer call() {
+        if (!(hours > 0) || hours > 24 * 366) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--hours must be more than 0 and at most a year, got " + hours);
+        }
+        var day = io.kse.policy.replay.SyntheticTraces.Shape.day();
+        var shape =
+            new io.kse.policy.replay.SyntheticTraces.Shape(
+                java.time.Duration.ofMillis(Math.round(hours * 3_600_000)),
+                inferencePerHour,
+                day.diurnalAmplitude(),
+                day.criticalShare(),
+                day.inferenceNamespace(),
+                trainingPerHour,
+                day.trainingPartition());
+        io.kse.policy.replay.TraceCodec.write(
+            io.kse.policy.replay.SyntheticTraces.generate(shape, seed),
+            spec.commandLine().getOut());
+        return OK;
+      }
+    }
+
+    @Command(
+        name = "check",
+        description = "Read a trace and summarize it; exit 1 naming the first problem.")
+    static final class Check implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Parameters(index = "0", paramLabel = "TRACE")
+      Path trace;
+
+      @Override
+      public Integer call() {
+        try {
+          var t = io.kse.policy.replay.TraceCodec.read(new java.io.StringReader(read(trace)));
+          long gpuHours =
+              Math.round(
+                  t.slurmJobs().stream()
+                      .mapToDouble(
+                          j -> j.nodes() * j.gpusPerNode() * j.runtime().toMillis() / 3_600_000.0)
+                      .sum());
+          spec.commandLine()
+              .getOut()
+              .printf(
+                  "%s: %s trace of %s from %s: %d inference arrivals, %d Slurm jobs (%d GPU-hours)%n",
+                  trace,
+                  t.header().source(),
+                  t.header().length(),
+                  t.header().start(),
+                  t.inference().size(),
+                  t.slurmJobs().size(),
+                  gpuHours);
+          return OK;
+        } catch (io.kse.policy.replay.TraceCodec.TraceException e) {
+          spec.commandLine().getErr().println(trace + ": " + e.getMessage());
+          return INVALID;
+        }
       }
     }
   }

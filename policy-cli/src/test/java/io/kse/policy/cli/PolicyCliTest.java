@@ -165,4 +165,23 @@ class PolicyCliTest {
         .contains(
             "PartitionName=training Nodes=gpu-node-[0-7] PriorityTier=10 PreemptMode=REQUEUE");
   }
+
+  @Test
+  void traceSynthWritesASeededTraceThatCheckReads(@TempDir Path dir) throws Exception {
+    assertThat(run("trace", "synth", "--seed", "7", "--hours", "2")).isZero();
+    String first = out.toString();
+    Path trace = dir.resolve("t.jsonl");
+    java.nio.file.Files.writeString(trace, first);
+    out.getBuffer().setLength(0);
+    assertThat(run("trace", "synth", "--seed", "7", "--hours", "2")).isZero();
+    assertThat(out.toString()).as("the same seed, the same trace").isEqualTo(first);
+    out.getBuffer().setLength(0);
+    assertThat(run("trace", "check", trace.toString())).isZero();
+    assertThat(out.toString()).contains("synthetic trace of PT2H").contains("inference arrivals");
+
+    java.nio.file.Files.writeString(trace, first + "{\"kind\":\"pod\"}\n");
+    assertThat(run("trace", "check", trace.toString())).isEqualTo(PolicyCli.INVALID);
+    assertThat(err.toString()).contains("kind: expected header, inference or slurm, got \"pod\"");
+    assertThat(run("trace", "synth", "--hours", "-1")).isEqualTo(PolicyCli.USAGE);
+  }
 }

@@ -1,0 +1,82 @@
+package io.kse.policy.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ReplayReportTest {
+  static ReplayReport.Arrival waited(String tier, long seconds) {
+    return new ReplayReport.Arrival(tier + seconds, tier, Optional.of(Duration.ofSeconds(seconds)));
+  }
+
+  /** Ten inference arrivals waiting 1..10 s, one that never got GPUs; two preemptions. */
+  static ReplayReport handMade(String name, int preemptions) {
+    List<ReplayReport.Arrival> arrivals = new ArrayList<>();
+    for (int s = 1; s <= 10; s++) {
+      arrivals.add(waited("inference", s));
+    }
+    arrivals.add(new ReplayReport.Arrival("never", "inference", Optional.empty()));
+    arrivals.add(waited("inference-critical", 2));
+    List<ReplayReport.Preemption> pre = new ArrayList<>();
+    for (int i = 0; i < preemptions; i++) {
+      pre.add(
+          new ReplayReport.Preemption(
+              "train-" + i, i == 0 ? "training" : "research", 32, Duration.ofMinutes(90)));
+    }
+    return ReplayReport.of(name, arrivals, pre, Map.of("inference", 1), Duration.ofSeconds(8));
+  }
+
+  @Test
+  void percentilesAreByNearestRankAndPreemptionsAreGpuHoursOfLostWork() {
+    ReplayReport r = handMade("current", 2);
+    ReplayReport.TierWaits t = r.tiers().get("inference");
+    assertThat(t.arrivals()).isEqualTo(11);
+    assertThat(t.allocated()).isEqualTo(10);
+    assertThat(t.neverAllocated()).isEqualTo(1);
+    // waits 1..10 s: p50 is the 5th, p95 and p99 the 10th
+    assertThat(t.p50()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(t.p95()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(t.p99()).isEqualTo(Duration.ofSeconds(10));
+    // over 8 s: 9 and 10, and the one that never got GPUs
+    assertThat(t.overThreshold()).isEqualTo(3);
+    assertThat(r.preemptions()).isEqualTo(2);
+    assertThat(r.preemptionsByPartition())
+        .containsExactly(Map.entry("research", 1), Map.entry("training", 1));
+    // 2 jobs × 32 GPUs × 1.5 h
+    assertThat(r.trainingGpuHoursLost()).isEqualTo(96.0);
+  }
+
+  @Test
+  void theTableHasAColumnPerPolicy() {
+    String table = ReplayReport.table(List.of(handMade("current", 2), handMade("strict", 0)));
+    assertThat(table)
+        .contains("current")
+        .contains("strict")
+        .contains("inference p50/p95/p99")
+        .contains("5.0s / 10.0s / 10.0s")
+        .contains("training GPU-hours lost")
+        .contains("96.0");
+    assertThat(table.lines().map(String::length).distinct().count())
+        .as("aligned columns")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void differencesBeyondTheBaselinesOwnNoiseAreSaidInWords() {
+    ReplayReport current = handMade("current", 4);
+    ReplayReport again = handMade("current", 3);
+    ReplayReport strict = handMade("strict", 1);
+    assertThat(ReplayReport.callouts(current, strict, again))
+        .contains(
+            "strict preempts 3 fewer training jobs than current (1 vs 4; replaying current twice differed by 1)",
+            "training loses 144.0 GPU-hours less under strict (48.0 vs 192.0)");
+    // within the noise: nothing to say
+    assertThat(ReplayReport.callouts(current, handMade("close", 3), handMade("current", 2)))
+        .isEmpty();
+  }
+}
