@@ -446,6 +446,7 @@ public final class SlurmStateCache implements AutoCloseable {
     Map<String, SlurmNode> nodes;
     final List<JobChange> changes = new ArrayList<>();
     final List<JobChange> elsewhere = new ArrayList<>();
+    final Set<Long> found = new HashSet<>();
     Instant observed;
     boolean jobsChanged;
     boolean keepAsOf;
@@ -462,14 +463,15 @@ public final class SlurmStateCache implements AutoCloseable {
       observed = at;
       lastRead.put(j.id(), at);
       missingOnce.remove(j.id());
-      if (owner.tagOf(j).isEmpty()) {
-        tracked.remove(j.id()); // a hint or a caller named a job that is not ours
+      // no longer looked for once this pass is published (until then it is in neither the
+      // snapshot nor the tracked set's place: an end hook arriving meanwhile must still see it)
+      found.add(j.id());
+      if (owner.tagOf(j).isEmpty()) { // a hint or a caller named a job that is not ours
         if (jobs.remove(j.id()) != null) {
           jobsChanged = true;
         }
         return;
       }
-      tracked.remove(j.id());
       SlurmJob before = jobs.put(j.id(), j);
       if (before == null || !before.equals(j)) {
         jobsChanged = true;
@@ -664,6 +666,7 @@ public final class SlurmStateCache implements AutoCloseable {
             pass.jobsChanged ? indexByKey(jobs.values()) : old.jobByKey(),
             pass.nodes,
             pass.keepAsOf ? old.asOf() : pass.observed);
+    tracked.removeAll(pass.found);
     pass.changes.forEach(this::notifyJob);
     pass.elsewhere.forEach(this::notifyJob);
     notifyNodes(old.nodes(), snapshot.nodes());

@@ -248,6 +248,36 @@ class StateCadenceTest {
     assertThat(cache.job(training)).as("other users' jobs are not kept").isEmpty();
   }
 
+  /**
+   * A CI run's preemption went unattributed: the victim's end hook arrived while the pass that
+   * first read our new placeholder was still under way — no longer "tracked", not yet in the
+   * snapshot — so the cache thought nothing of ours could have preempted it.
+   */
+  @Test
+  void anEndHookArrivingWhileAPassFirstReadsOurNewPlaceholderIsNotLost() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    cache.pollOnce();
+    long id = submit("u1");
+    cache.track(id); // as the tracking client does once Slurm accepted the submission
+    clock.advance(
+        Duration.ofSeconds(10)); // the node table is due in the next pass, after the reads
+    slurm.duringNodeListing(
+        () -> {
+          slurm.requeue(training);
+          cache.endedElsewhere(training, List.of("gpu-node-1"));
+        });
+    cache.pollOnce();
+    slurm.duringNodeListing(() -> {});
+    assertThat(cache.job(id)).as("the pass read our placeholder").isPresent();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(changes)
+        .filteredOn(c -> c.jobId() == training)
+        .singleElement()
+        .satisfies(c -> assertThat(c.after().orElseThrow().restartCount()).isEqualTo(1));
+  }
+
   @Test
   void anEndHookOfAnotherUsersJobCostsNoReadWhenNoPlaceholderOfOursCouldHavePreemptedIt() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));

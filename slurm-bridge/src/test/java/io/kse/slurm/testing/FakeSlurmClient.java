@@ -64,6 +64,16 @@ public final class FakeSlurmClient implements SlurmClient {
     this.duringSubmit = r;
   }
 
+  private Runnable duringNodeListing = () -> {};
+
+  /**
+   * Runs {@code r} inside every following node listing: something that happens while a cache pass
+   * is under way, after it read its jobs and before it published what it learned.
+   */
+  public synchronized void duringNodeListing(Runnable r) {
+    this.duringNodeListing = r;
+  }
+
   /** Makes every following call throw {@code failure} until cleared with null. */
   public synchronized void failWith(RuntimeException failure) {
     this.failure = failure;
@@ -369,6 +379,7 @@ public final class FakeSlurmClient implements SlurmClient {
   @Override
   public synchronized io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
     check();
+    duringNodeListing.run();
     if (!since.equals(Instant.EPOCH) && !lastNodeChange.isAfter(since)) {
       return io.kse.slurm.NodeListing.unchanged(since);
     }
