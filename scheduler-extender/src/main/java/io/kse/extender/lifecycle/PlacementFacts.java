@@ -29,10 +29,12 @@ public record PlacementFacts(
     Optional<PlaceholderState> own,
     Optional<Long> submittedNotSeen,
     Optional<String> unusableNode,
-    boolean retryDue) {
+    boolean retryDue,
+    List<SlurmJob> duplicates) {
 
   public PlacementFacts {
     members = List.copyOf(members);
+    duplicates = List.copyOf(duplicates);
   }
 
   /** A pod of its own (tests, and the single-pod path). */
@@ -43,7 +45,17 @@ public record PlacementFacts(
       Optional<Long> submittedNotSeen,
       Optional<String> unusableNode,
       boolean retryDue) {
-    this(members, 1, Optional.empty(), false, job, own, submittedNotSeen, unusableNode, retryDue);
+    this(
+        members,
+        1,
+        Optional.empty(),
+        false,
+        job,
+        own,
+        submittedNotSeen,
+        unusableNode,
+        retryDue,
+        List.of());
   }
 
   /**

@@ -114,7 +114,8 @@ final class PlacementObserver {
         own,
         notSeen,
         unusableNode(placement, pods, job),
-        retryDue);
+        retryDue,
+        cache.duplicatesOf(placement.key()));
   }
 
   /** Why a node Slurm allocated cannot take its member now, if one cannot. */

@@ -27,6 +27,21 @@ public final class PlacementRules {
 
   /** Every step this pass must take; empty when the placement is as it must be. */
   public List<Step> decide(PlacementFacts f) {
+    List<Step> steps = new ArrayList<>(placement(f));
+    // one placeholder per placement: a second live one (a submission that timed out had reached
+    // Slurm before the retry made another) holds GPUs nobody will use
+    for (SlurmJob d : f.duplicates()) {
+      steps.add(
+          new Step.Cancel(
+              d.id(),
+              "a second placeholder for this placement (job "
+                  + f.job().map(j -> Long.toString(j.id())).orElse("?")
+                  + " is the one kept)"));
+    }
+    return steps;
+  }
+
+  private List<Step> placement(PlacementFacts f) {
     Optional<SlurmJob> live = f.job().filter(j -> !j.state().isFinal());
     if (f.members().stream().noneMatch(m -> m.pod().needsJob())) {
       return released(f, live);

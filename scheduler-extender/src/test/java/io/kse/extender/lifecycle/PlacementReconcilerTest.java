@@ -46,6 +46,30 @@ class PlacementReconcilerTest extends ReconcilerFixture {
                     .startsWith("event SlurmJobSubmitted: placeholder submitted as Slurm job"));
   }
 
+  /**
+   * CI: slurmrestd timed out on a submission that had reached slurmctld; the retry made a second
+   * placeholder for the pod, and the first held a node until the pod was deleted. One placeholder
+   * per placement: the one holding nodes is kept (the pod is woken for it), the other cancelled.
+   */
+  @Test
+  void aSecondLivePlaceholderOfOnePodIsCancelledWhileThePodLives() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long first =
+        slurm.submit(
+            JobSubmission.builder(new PlaceholderTag("serving", "llm-0", "uid-1")).build());
+    long second =
+        slurm.submit(
+            JobSubmission.builder(new PlaceholderTag("serving", "llm-0", "uid-1")).build());
+    slurm.allocate(first, List.of("gpu-node-2"));
+    cache.resyncSoon();
+    cache.pollOnce();
+    lifecycle.onPod(p);
+    assertThat(slurm.job(second)).map(SlurmJob::state).contains(JobState.CANCELLED);
+    assertThat(slurm.job(first)).map(SlurmJob::state).contains(JobState.RUNNING);
+    assertThat(slurm.submissions()).as("nothing submitted again").hasSize(2);
+    assertThat(actions).anyMatch(a -> a.startsWith("wake serving/llm-0"));
+  }
+
   @Test
   void aPolicyRejectionIsRecordedAndExplained() {
     lifecycle.onPod(pod("llm-0", "uid-1", Map.of("kse.io/topology", "ring")));

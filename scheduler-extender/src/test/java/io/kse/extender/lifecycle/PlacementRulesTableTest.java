@@ -180,7 +180,8 @@ class PlacementRulesTableTest {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
-        false);
+        false,
+        List.of());
   }
 
   /** {@code STATE[n0,n1]/gpusPerNode}. */

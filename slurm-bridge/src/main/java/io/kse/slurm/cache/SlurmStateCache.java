@@ -62,6 +62,12 @@ public final class SlurmStateCache implements AutoCloseable {
   /** How long an end hint of another user's job waits for that job to settle. */
   static final Duration END_HINT_TTL = Duration.ofSeconds(60);
 
+  /**
+   * The least time between a listing and the next one a lost submission answer asks for: a storm of
+   * timeouts (an overloaded slurmrestd) must not list slurmctld's whole table back to back.
+   */
+  static final Duration LOST_ANSWER_LISTING_GAP = Duration.ofSeconds(60);
+
   /** Listener of job changes; called on the poller thread, in observation order. */
   @FunctionalInterface
   public interface JobListener {
@@ -74,13 +80,19 @@ public final class SlurmStateCache implements AutoCloseable {
     void onNodeChange(Optional<SlurmNode> before, Optional<SlurmNode> after);
   }
 
-  /** One consistent view of Slurm: our placeholders and every node. */
+  /**
+   * One consistent view of Slurm: our placeholders and every node. {@code duplicatesByKey}: live
+   * placeholders under a placement key besides the one {@code jobByKey} keeps (a submission that
+   * timed out had reached Slurm, and the retry made a second).
+   */
   public record Snapshot(
       Map<Long, SlurmJob> jobs,
       Map<String, Long> jobByKey,
+      Map<String, List<Long>> duplicatesByKey,
       Map<String, SlurmNode> nodes,
       Instant asOf) {
-    static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Instant.EPOCH);
+    static final Snapshot EMPTY =
+        new Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), Instant.EPOCH);
   }
 
   /** Another user's job that Slurm's end hook named, on these nodes, at that time. */
@@ -248,6 +260,15 @@ public final class SlurmStateCache implements AutoCloseable {
     return id == null ? Optional.empty() : Optional.ofNullable(s.jobs().get(id));
   }
 
+  /** Live placeholders under this key besides {@link #jobFor}'s: each one too many. */
+  public List<SlurmJob> duplicatesOf(String placementKey) {
+    Snapshot s = snapshot;
+    return s.duplicatesByKey().getOrDefault(placementKey, List.of()).stream()
+        .map(s.jobs()::get)
+        .filter(java.util.Objects::nonNull)
+        .toList();
+  }
+
   public Optional<SlurmNode> node(String name) {
     return Optional.ofNullable(snapshot.nodes().get(name));
   }
@@ -321,11 +342,17 @@ public final class SlurmStateCache implements AutoCloseable {
 
   /**
    * {@code client}, telling this cache of every job submitted, changed or cancelled through it: the
-   * cache follows our jobs from the moment we make them, without listing anyone's.
+   * cache follows our jobs from the moment we make them, without listing anyone's. A submission
+   * that got no answer may have made a job all the same (slurmrestd timed out after slurmctld took
+   * it): the next pass lists Slurm's jobs to find it, so its retry's twin is found and cancelled.
    */
   public SlurmClient tracking(SlurmClient client) {
-    return new TrackedSlurmClient(client, this::track);
+    return new TrackedSlurmClient(client, this::track, () -> lostAnswerAt = clock.instant());
   }
+
+  // a submission got no answer at this time: the next listing due after it
+  // (LOST_ANSWER_LISTING_GAP)
+  private volatile Instant lostAnswerAt = Instant.MIN;
 
   /**
    * Slurm's end hook named another user's job that ran on {@code nodes}: if it may have been
@@ -370,7 +397,9 @@ public final class SlurmStateCache implements AutoCloseable {
     try {
       boolean full =
           resyncRequested
-              || Duration.between(lastFullListing, now).compareTo(safetyNetPeriod()) >= 0;
+              || Duration.between(lastFullListing, now).compareTo(safetyNetPeriod()) >= 0
+              || !lostAnswerAt.isBefore(lastFullListing) // a listing begun then may miss it
+                  && Duration.between(lastFullListing, now).compareTo(LOST_ANSWER_LISTING_GAP) >= 0;
       List<Runnable> waiting = List.of();
       if (full) {
         resyncRequested = false;
@@ -660,10 +689,15 @@ public final class SlurmStateCache implements AutoCloseable {
   private void publish(Pass pass) {
     Snapshot old = pass.old;
     Map<Long, SlurmJob> jobs = pass.jobsChanged ? Map.copyOf(pass.jobs) : old.jobs();
+    Index index =
+        pass.jobsChanged
+            ? indexByKey(jobs.values())
+            : new Index(old.jobByKey(), old.duplicatesByKey());
     snapshot =
         new Snapshot(
             jobs,
-            pass.jobsChanged ? indexByKey(jobs.values()) : old.jobByKey(),
+            index.kept(),
+            index.duplicates(),
             pass.nodes,
             pass.keepAsOf ? old.asOf() : pass.observed);
     tracked.removeAll(pass.found);
@@ -715,15 +749,35 @@ public final class SlurmStateCache implements AutoCloseable {
   private volatile PlaceholderOwner owner = PlaceholderOwner.ANYONE;
   private volatile Set<Long> impostors = Set.of();
 
-  private Map<String, Long> indexByKey(Collection<SlurmJob> jobs) {
+  /** The job kept per placement key, and the live ones beside it. */
+  private record Index(Map<String, Long> kept, Map<String, List<Long>> duplicates) {}
+
+  private Index indexByKey(Collection<SlurmJob> jobs) {
     Map<String, SlurmJob> best = new HashMap<>();
+    Map<String, List<SlurmJob>> live = new HashMap<>();
     PlaceholderOwner who = owner;
     for (SlurmJob j : jobs) {
-      who.tagOf(j).ifPresent(tag -> best.merge(tag.key(), j, SlurmStateCache::preferred));
+      who.tagOf(j)
+          .ifPresent(
+              tag -> {
+                best.merge(tag.key(), j, SlurmStateCache::preferred);
+                if (!j.state().isFinal()) {
+                  live.computeIfAbsent(tag.key(), k -> new ArrayList<>()).add(j);
+                }
+              });
     }
-    Map<String, Long> out = new HashMap<>();
-    best.forEach((key, j) -> out.put(key, j.id()));
-    return Map.copyOf(out);
+    Map<String, Long> kept = new HashMap<>();
+    best.forEach((key, j) -> kept.put(key, j.id()));
+    Map<String, List<Long>> duplicates = new HashMap<>();
+    live.forEach(
+        (key, js) -> {
+          if (js.size() > 1) {
+            long keep = kept.get(key);
+            duplicates.put(
+                key, js.stream().map(SlurmJob::id).filter(id -> id != keep).sorted().toList());
+          }
+        });
+    return new Index(Map.copyOf(kept), Map.copyOf(duplicates));
   }
 
   /** Text from Slurm that any user wrote, safe on one log line. */
@@ -732,12 +786,18 @@ public final class SlurmStateCache implements AutoCloseable {
     return cut.replaceAll("[\\p{Cntrl}\"\\\\]", "?");
   }
 
-  /** A live job beats an ended one; otherwise the newer (higher id) wins. */
+  /**
+   * A live job beats an ended one, one holding nodes beats one still pending (a pod may already be
+   * woken for it), otherwise the newer (higher id) wins.
+   */
   private static SlurmJob preferred(SlurmJob a, SlurmJob b) {
     boolean aLive = !a.state().isFinal();
     boolean bLive = !b.state().isFinal();
     if (aLive != bLive) {
       return aLive ? a : b;
+    }
+    if (aLive && a.isAllocated() != b.isAllocated()) {
+      return a.isAllocated() ? a : b;
     }
     return a.id() >= b.id() ? a : b;
   }

@@ -14,10 +14,16 @@ import java.util.function.LongConsumer;
 final class TrackedSlurmClient extends ForwardingSlurmClient {
   private final SlurmClient delegate;
   private final LongConsumer track;
+  private final Runnable lostSubmission;
 
-  TrackedSlurmClient(SlurmClient delegate, LongConsumer track) {
+  /**
+   * @param lostSubmission a submission got no answer: slurmctld may have made the job all the same,
+   *     and only a listing of its jobs can find it
+   */
+  TrackedSlurmClient(SlurmClient delegate, LongConsumer track, Runnable lostSubmission) {
     this.delegate = delegate;
     this.track = track;
+    this.lostSubmission = lostSubmission;
   }
 
   @Override
@@ -27,7 +33,13 @@ final class TrackedSlurmClient extends ForwardingSlurmClient {
 
   @Override
   public long submit(JobSubmission job) {
-    long id = delegate.submit(job);
+    long id;
+    try {
+      id = delegate.submit(job);
+    } catch (io.kse.slurm.SlurmUnavailableException e) {
+      lostSubmission.run();
+      throw e;
+    }
     track.accept(id);
     return id;
   }

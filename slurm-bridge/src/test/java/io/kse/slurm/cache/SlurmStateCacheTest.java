@@ -48,6 +48,30 @@ class SlurmStateCacheTest {
   }
 
   @Test
+  void aSecondLivePlaceholderOfOneKeyIsADuplicateAndTheOneHoldingNodesIsKept() {
+    long first = submit("u1");
+    long second = submit("u1"); // a retry after a submission that timed out but reached Slurm
+    slurm.allocate(first, List.of("gpu-node-0"));
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).as("the one holding nodes").contains(first);
+    assertThat(cache.duplicatesOf("u1")).extracting(SlurmJob::id).containsExactly(second);
+    slurm.allocate(second, List.of("gpu-node-1"));
+    tick();
+    cache.resyncSoon();
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1"))
+        .map(SlurmJob::id)
+        .as("both hold nodes: the newer")
+        .contains(second);
+    assertThat(cache.duplicatesOf("u1")).extracting(SlurmJob::id).containsExactly(first);
+    slurm.end(first, JobState.CANCELLED);
+    tick();
+    cache.resyncSoon();
+    cache.pollOnce();
+    assertThat(cache.duplicatesOf("u1")).as("an ended one is no duplicate").isEmpty();
+  }
+
+  @Test
   void anUnchangedQueueCostsNoFullListing() {
     submit("u1");
     cache.pollOnce();

@@ -253,6 +253,31 @@ class StateCadenceTest {
    * first read our new placeholder was still under way — no longer "tracked", not yet in the
    * snapshot — so the cache thought nothing of ours could have preempted it.
    */
+  /**
+   * A submission whose answer was lost (slurmrestd timed out after slurmctld took the job) may have
+   * made a job: one listing finds it — but not sooner than a minute after the last one, so a storm
+   * of timeouts does not list slurmctld's whole table back to back.
+   */
+  @Test
+  void aSubmissionThatGotNoAnswerButMadeAJobIsFoundByOneListing() {
+    cache.pollOnce();
+    io.kse.slurm.SlurmClient tracking = cache.tracking(slurm);
+    slurm.loseNextSubmitAnswer();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                tracking.submit(
+                    JobSubmission.builder(new PlaceholderTag("ns", "pod-u1", "u1")).build()))
+        .isInstanceOf(io.kse.slurm.SlurmUnavailableException.class);
+    int listings = slurm.listCalls();
+    run(Duration.ofSeconds(30));
+    assertThat(slurm.listCalls()).as("not within a minute of the last listing").isEqualTo(listings);
+    run(Duration.ofSeconds(31));
+    assertThat(slurm.listCalls()).as("then once").isEqualTo(listings + 1);
+    assertThat(cache.jobFor("u1")).as("the job the lost answer made").isPresent();
+    run(Duration.ofSeconds(120));
+    assertThat(slurm.listCalls()).as("and not again").isEqualTo(listings + 1);
+  }
+
   @Test
   void anEndHookArrivingWhileAPassFirstReadsOurNewPlaceholderIsNotLost() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));

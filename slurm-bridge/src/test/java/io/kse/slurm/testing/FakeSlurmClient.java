@@ -112,8 +112,27 @@ public final class FakeSlurmClient implements SlurmClient {
     this.version = v;
   }
 
+  private boolean loseNextSubmitAnswer;
+
+  /**
+   * The next submission makes its job but its caller gets no answer, as when slurmrestd times out
+   * after slurmctld took the job.
+   */
+  public synchronized void loseNextSubmitAnswer() {
+    loseNextSubmitAnswer = true;
+  }
+
   @Override
   public synchronized long submit(JobSubmission s) {
+    long id = make(s);
+    if (loseNextSubmitAnswer) {
+      loseNextSubmitAnswer = false;
+      throw new SlurmUnavailableException("submit failed: no answer from the fake within 5000 ms");
+    }
+    return id;
+  }
+
+  private long make(JobSubmission s) {
     check();
     duringSubmit.run();
     submissions.add(s);
