@@ -33,10 +33,6 @@ class HardeningE2E extends Scenario {
         stack.managed(), "calls the extender's loopback verbs port directly");
   }
 
-  URI verbs(String path) {
-    return URI.create(stack.env("KSE_E2E_EXTENDER_VERBS_URL") + path);
-  }
-
   String post(String path, String body) throws Exception {
     return http.send(
             HttpRequest.newBuilder(verbs(path))

@@ -65,8 +65,7 @@ class MonitoringE2E extends Scenario {
     var http = java.net.http.HttpClient.newHttpClient();
     var bad =
         http.send(
-            java.net.http.HttpRequest.newBuilder(
-                    URI.create(stack.env("KSE_E2E_EXTENDER_VERBS_URL") + "/filter"))
+            java.net.http.HttpRequest.newBuilder(verbs("/filter"))
                 .header("Content-Type", "application/json")
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"Pod\": 7}"))
                 .build(),

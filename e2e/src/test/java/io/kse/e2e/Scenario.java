@@ -113,6 +113,11 @@ abstract class Scenario {
         && pdb.getStatus().getCurrentHealthy() >= 1;
   }
 
+  /** The extender's verbs port (loopback, plain HTTP on the stack): {@code path} on it. */
+  java.net.URI verbs(String path) {
+    return java.net.URI.create(stack.env("KSE_E2E_EXTENDER_VERBS_URL") + path);
+  }
+
   /** A job as a failure message shows it: id, state, Slurm's reason, nodes. */
   static String describe(SlurmJob j) {
     return j.id() + " " + j.state() + " (" + j.stateReason() + ") on " + j.nodes();

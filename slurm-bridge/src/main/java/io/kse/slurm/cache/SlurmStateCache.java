@@ -492,8 +492,8 @@ public final class SlurmStateCache implements AutoCloseable {
       observed = at;
       lastRead.put(j.id(), at);
       missingOnce.remove(j.id());
-      // no longer looked for once this pass is published (until then it is in neither the
-      // snapshot nor the tracked set's place: an end hook arriving meanwhile must still see it)
+      // tracked until this pass is published, not before: in between the job would be in neither
+      // the snapshot nor the tracked set, and an end hook arriving then must still see it
       found.add(j.id());
       if (owner.tagOf(j).isEmpty()) { // a hint or a caller named a job that is not ours
         if (jobs.remove(j.id()) != null) {

@@ -1,6 +1,7 @@
 package io.kse.slurm.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kse.slurm.ApiVersion;
 import io.kse.slurm.JobState;
@@ -8,6 +9,7 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmUnavailableException;
 import io.kse.slurm.StateCadence;
 import io.kse.slurm.testing.FakeSlurmClient;
 import io.kse.slurm.testing.MutableClock;
@@ -234,25 +236,20 @@ class StateCadenceTest {
     slurm.requeue(training);
     cache.endedElsewhere(training, List.of("gpu-node-1"));
     slurm.allocate(id, List.of("gpu-node-1"));
-    clock.advance(PASS);
-    cache.pollOnce();
-    assertThat(changes)
-        .filteredOn(c -> c.jobId() == training)
-        .singleElement()
-        .satisfies(
-            c -> {
-              assertThat(c.before().orElseThrow().isAllocated()).isTrue();
-              assertThat(c.before().orElseThrow().nodes()).containsExactly("gpu-node-1");
-              assertThat(c.after().orElseThrow().restartCount()).isEqualTo(1);
-            });
+    JobChange c = theOneChangeOf(training);
+    assertThat(c.before().orElseThrow().isAllocated()).isTrue();
+    assertThat(c.before().orElseThrow().nodes()).containsExactly("gpu-node-1");
+    assertThat(c.after().orElseThrow().restartCount()).isEqualTo(1);
     assertThat(cache.job(training)).as("other users' jobs are not kept").isEmpty();
   }
 
-  /**
-   * A CI run's preemption went unattributed: the victim's end hook arrived while the pass that
-   * first read our new placeholder was still under way — no longer "tracked", not yet in the
-   * snapshot — so the cache thought nothing of ours could have preempted it.
-   */
+  /** The next pass's report of this job: exactly one change. */
+  private JobChange theOneChangeOf(long job) {
+    clock.advance(PASS);
+    cache.pollOnce();
+    return assertThat(changes).filteredOn(c -> c.jobId() == job).singleElement().actual();
+  }
+
   /**
    * A submission whose answer was lost (slurmrestd timed out after slurmctld took the job) may have
    * made a job: one listing finds it — but not sooner than a minute after the last one, so a storm
@@ -261,13 +258,13 @@ class StateCadenceTest {
   @Test
   void aSubmissionThatGotNoAnswerButMadeAJobIsFoundByOneListing() {
     cache.pollOnce();
-    io.kse.slurm.SlurmClient tracking = cache.tracking(slurm);
+    SlurmClient tracking = cache.tracking(slurm);
     slurm.loseNextSubmitAnswer();
-    org.assertj.core.api.Assertions.assertThatThrownBy(
+    assertThatThrownBy(
             () ->
                 tracking.submit(
                     JobSubmission.builder(new PlaceholderTag("ns", "pod-u1", "u1")).build()))
-        .isInstanceOf(io.kse.slurm.SlurmUnavailableException.class);
+        .isInstanceOf(SlurmUnavailableException.class);
     int listings = slurm.listCalls();
     run(Duration.ofSeconds(30));
     assertThat(slurm.listCalls()).as("not within a minute of the last listing").isEqualTo(listings);
@@ -278,6 +275,11 @@ class StateCadenceTest {
     assertThat(slurm.listCalls()).as("and not again").isEqualTo(listings + 1);
   }
 
+  /**
+   * A CI run's preemption went unattributed: the victim's end hook arrived while the pass that
+   * first read our new placeholder was still under way — no longer "tracked", not yet in the
+   * snapshot — so the cache thought nothing of ours could have preempted it.
+   */
   @Test
   void anEndHookArrivingWhileAPassFirstReadsOurNewPlaceholderIsNotLost() {
     long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
@@ -295,12 +297,7 @@ class StateCadenceTest {
     slurm.duringNodeListing(() -> {});
     assertThat(cache.job(id)).as("the pass read our placeholder").isPresent();
     slurm.allocate(id, List.of("gpu-node-1"));
-    clock.advance(PASS);
-    cache.pollOnce();
-    assertThat(changes)
-        .filteredOn(c -> c.jobId() == training)
-        .singleElement()
-        .satisfies(c -> assertThat(c.after().orElseThrow().restartCount()).isEqualTo(1));
+    assertThat(theOneChangeOf(training).after().orElseThrow().restartCount()).isEqualTo(1);
   }
 
   @Test
