@@ -37,7 +37,9 @@ import picocli.CommandLine.Parameters;
       PolicyCli.Validate.class,
       PolicyCli.Explain.class,
       PolicyCli.RenderSlurm.class,
-      PolicyCli.TraceCommand.class
+      PolicyCli.TraceCommand.class,
+      RecordCommand.class,
+      ReplayCommand.class
     })
 public final class PolicyCli {
   public static final int OK = 0;

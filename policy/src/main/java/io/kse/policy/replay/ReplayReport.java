@@ -179,7 +179,7 @@ public record ReplayReport(
     return t == null ? "-" : seconds(t.p50()) + " / " + seconds(t.p95()) + " / " + seconds(t.p99());
   }
 
-  static String seconds(Duration d) {
+  public static String seconds(Duration d) {
     return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
   }
 

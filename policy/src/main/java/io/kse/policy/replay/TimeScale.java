@@ -5,11 +5,11 @@ import java.time.Duration;
 /**
  * Compressed time for a replay: {@code speed} trace seconds pass in one wall second. Arrivals,
  * lifetimes and runtimes shrink by the speed, and so must the Slurm settings that count time —
- * preemption grace, minimum runtimes (PreemptExemptTime), time limits, the budget windows — or a
- * replay at 60× would let a 15-minute exemption cover a whole day of training. What cannot shrink
- * below Slurm's own resolution (one second: sched_interval, grace, exempt times are whole seconds;
- * the main scheduler and backfill run at least every second) is floored and reported, so a report
- * can say which decisions the compression blurred.
+ * preemption grace, minimum runtimes (PreemptExemptTime), time limits — or a replay at 60× would
+ * let a 15-minute exemption cover a whole day of training. (Budget windows need no scaling: the
+ * replay's preemption ledger runs on the trace's clock.) What cannot shrink below Slurm's own
+ * resolution (one second: grace and exempt times are whole seconds) is floored and reported, so a
+ * report can say which decisions the compression blurred.
  */
 public record TimeScale(double speed) {
   public TimeScale {

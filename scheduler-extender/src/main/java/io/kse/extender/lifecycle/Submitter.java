@@ -118,7 +118,7 @@ final class Submitter {
       // (KSE_DRAIN_VIA), else Slurm may allocate it again (StepRunner spaces those replacements)
       java.util.Set<String> avoid =
           slurm.apiVersion().supportsExcludedNodes() ? unusableNodes.get() : java.util.Set.of();
-      JobSubmission s = Placeholders.toSubmission(tag, place.job(), workDir, shape, avoid);
+      JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
       long id = slurm.submit(s);
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));

@@ -1,34 +1,24 @@
-package io.kse.extender.lifecycle;
+package io.kse.slurm;
 
-import io.kse.extender.k8s.PodRef;
 import io.kse.policy.JobSpec;
 import io.kse.policy.TopologyRequest;
-import io.kse.slurm.JobSubmission;
-import io.kse.slurm.PlaceholderTag;
 import java.util.Map;
+import java.util.Set;
 
-/** The policy's job spec in the bridge's terms. */
-public final class Placeholders {
-  private Placeholders() {}
+/**
+ * The policy's placeholder job in the bridge's terms: the one translation the extender submits
+ * through and a policy replay submits through, so a replay tests what production would send.
+ */
+public final class PlaceholderJobs {
+  private PlaceholderJobs() {}
 
-  public static JobSubmission toSubmission(
-      PodRef pod, JobSpec spec, String workDir, JobSubmission.Shape shape) {
-    return toSubmission(
-        new PlaceholderTag(pod.namespace(), pod.name(), pod.uid()), spec, workDir, shape);
-  }
-
-  public static JobSubmission toSubmission(
-      PlaceholderTag tag, JobSpec spec, String workDir, JobSubmission.Shape shape) {
-    return toSubmission(tag, spec, workDir, shape, java.util.Set.of());
-  }
-
-  /** As above, never on the Slurm nodes {@code avoid} (slurmrestd v0.0.41+: excluded_nodes). */
-  public static JobSubmission toSubmission(
+  /** The submission of {@code spec} for {@code tag}, never on the Slurm nodes {@code avoid}. */
+  public static JobSubmission of(
       PlaceholderTag tag,
       JobSpec spec,
       String workDir,
       JobSubmission.Shape shape,
-      java.util.Set<String> avoid) {
+      Set<String> avoid) {
     JobSubmission.Builder b =
         JobSubmission.builder(tag)
             .nodes(spec.nodes())
