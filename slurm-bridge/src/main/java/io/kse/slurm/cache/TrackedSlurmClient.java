@@ -36,6 +36,8 @@ final class TrackedSlurmClient extends ForwardingSlurmClient {
     long id;
     try {
       id = delegate.submit(job);
+    } catch (io.kse.slurm.SlurmCallNotSentException e) {
+      throw e; // never reached Slurm: no job to look for
     } catch (io.kse.slurm.SlurmUnavailableException e) {
       lostSubmission.run();
       throw e;

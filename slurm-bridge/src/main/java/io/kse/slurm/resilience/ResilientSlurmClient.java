@@ -205,13 +205,13 @@ public final class ResilientSlurmClient implements SlurmClient {
                     circuit, Bulkhead.decorateSupplier(bulkhead, action))
                 .get();
           } catch (CallNotPermittedException e) {
-            throw new SlurmUnavailableException(
+            throw new io.kse.slurm.SlurmCallNotSentException(
                 operation
                     + " not sent: the Slurm circuit breaker is open after repeated"
                     + " unavailability; calls fail fast until it half-opens",
                 e);
           } catch (BulkheadFullException e) {
-            throw new SlurmUnavailableException(
+            throw new io.kse.slurm.SlurmCallNotSentException(
                 operation + " not sent: " + maxInFlight + " Slurm calls are already in flight", e);
           }
         };

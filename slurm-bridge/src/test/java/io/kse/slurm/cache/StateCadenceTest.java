@@ -276,6 +276,27 @@ class StateCadenceTest {
   }
 
   /**
+   * A submission the circuit breaker never let out made no job: it must not cost slurmctld a
+   * listing of its whole job table (an open circuit refuses every submission of a burst).
+   */
+  @Test
+  void aSubmissionThatWasNeverSentAsksForNoListing() {
+    cache.pollOnce();
+    SlurmClient tracking = cache.tracking(slurm);
+    slurm.failWith(
+        new io.kse.slurm.SlurmCallNotSentException("submit not sent: the circuit is open", null));
+    assertThatThrownBy(
+            () ->
+                tracking.submit(
+                    JobSubmission.builder(new PlaceholderTag("ns", "pod-u1", "u1")).build()))
+        .isInstanceOf(SlurmUnavailableException.class);
+    slurm.failWith(null);
+    int listings = slurm.listCalls();
+    run(Duration.ofSeconds(120));
+    assertThat(slurm.listCalls()).as("no listing for a call that never left").isEqualTo(listings);
+  }
+
+  /**
    * A CI run's preemption went unattributed: the victim's end hook arrived while the pass that
    * first read our new placeholder was still under way — no longer "tracked", not yet in the
    * snapshot — so the cache thought nothing of ours could have preempted it.
