@@ -70,6 +70,7 @@ public final class E2eStack {
         shared.clearLeftovers();
         // the extender of a reused stack may run an older build: serve this one
         run(Duration.ofMinutes(1), "extender-stop");
+        run(Duration.ofMinutes(1), "replica-stop"); // a soak's second replica, left by a crash
         run(Duration.ofMinutes(3), "extender-start");
       }
     }
@@ -113,6 +114,11 @@ public final class E2eStack {
     return v.isBlank() ? List.of() : Arrays.asList(v.split(","));
   }
 
+  /** The stack's directory (its env, configs and the policy file every replica reads). */
+  public Path dir() {
+    return Path.of(env.getOrDefault("KSE_E2E_DIR", "/tmp/kse-e2e"));
+  }
+
   public Path logDir() {
     return Path.of(env.getOrDefault("KSE_E2E_LOG_DIR", "target/e2e-logs"));
   }
@@ -137,6 +143,76 @@ public final class E2eStack {
   /** Starts the extender again and waits until it is ready. */
   public void startExtender() {
     run(Duration.ofMinutes(3), "extender-start");
+  }
+
+  /** The replicas {@link #startReplica} may add to the first: "" (the first) and "b". */
+  public static final List<String> REPLICAS = List.of("", "b");
+
+  /**
+   * Starts the Deployment's second pod: a kube-scheduler standing by on the kse-scheduler Lease and
+   * extender replica b, which competes for the writer Lease (stack replica-start).
+   */
+  public void startReplica() {
+    run(Duration.ofMinutes(3), "replica-start");
+  }
+
+  public void stopReplica() {
+    run(Duration.ofMinutes(1), "replica-stop");
+  }
+
+  /** SIGKILL to one replica's extender ("" the first, "b" the second). */
+  public void killExtender(String replica) {
+    run(Duration.ofSeconds(30), replicaCommand("extender-kill", replica));
+  }
+
+  public void startExtender(String replica) {
+    run(Duration.ofMinutes(3), replicaCommand("extender-start", replica));
+  }
+
+  private static String[] replicaCommand(String command, String replica) {
+    return replica.isEmpty()
+        ? new String[] {command}
+        : new String[] {command, "--replica", replica};
+  }
+
+  /** One replica's ops endpoint (/metrics, /readyz). */
+  public URI extenderUrl(String replica) {
+    return replica.isEmpty()
+        ? extenderUrl()
+        : URI.create(env.getOrDefault("KSE_E2E_EXTENDER_B_URL", "http://127.0.0.1:8891"));
+  }
+
+  /**
+   * The first sample of an unlabelled metric one replica exports now; empty when the replica does
+   * not answer (stopped, killed) or does not export it.
+   */
+  public Optional<Double> extenderMetric(String replica, String name) {
+    return extenderMetrics(replica)
+        .flatMap(
+            body ->
+                body.lines()
+                    .filter(l -> l.startsWith(name + " "))
+                    .map(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1).trim()))
+                    .findFirst());
+  }
+
+  /** One replica's /metrics (Prometheus text); empty when it does not answer. */
+  public Optional<String> extenderMetrics(String replica) {
+    try {
+      return Optional.of(
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(extenderUrl(replica).resolve("/metrics"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body());
+    } catch (java.io.IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,17 +41,28 @@ class SoakE2E extends Scenario {
     long seed = Long.parseLong(env("KSE_SOAK_SEED", "1"));
     SoakSchedule[] schedule = new SoakSchedule[1];
     SoakChecker checker = new SoakChecker(Set.of(ns), () -> schedule[0].recent(12));
-    schedule[0] = new SoakSchedule(stack, ns, checker, seed);
-    Path extenderLog = stack.logDir().resolve("extender.log");
-    long logFrom = Files.exists(extenderLog) ? Files.size(extenderLog) : 0;
+    // two replicas unless KSE_SOAK_REPLICAS=1: fail-overs happen
+    boolean twoReplicas = !"1".equals(env("KSE_SOAK_REPLICAS", "2"));
+    schedule[0] = new SoakSchedule(stack, ns, checker, seed, twoReplicas);
+    Map<Path, Long> logsFrom = new LinkedHashMap<>();
+    for (String log : List.of("extender.log", "extender-b.log")) {
+      Path f = stack.logDir().resolve(log);
+      logsFrom.put(f, Files.exists(f) ? Files.size(f) : 0);
+    }
     Instant began = Instant.now();
-    System.out.printf("[soak] seed %d, %.1f minutes%n", seed, minutes);
+    System.out.printf(
+        "[soak] seed %d, %.1f minutes, %d extender replica(s)%n",
+        seed, minutes, twoReplicas ? 2 : 1);
 
+    VerbErrors verbErrors = new VerbErrors();
     ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor();
     checks.scheduleWithFixedDelay(
         () -> {
           try {
             checker.tick(Instant.now(), pods(), SlurmTruth.read(stack.slurmCluster()));
+            for (String replica : twoReplicas ? E2eStack.REPLICAS : List.of("")) {
+              stack.extenderMetrics(replica).ifPresent(m -> verbErrors.sample(replica, m));
+            }
           } catch (RuntimeException e) {
             System.out.println("[soak] check skipped: " + e);
           }
@@ -79,8 +91,16 @@ class SoakE2E extends Scenario {
       checks.shutdown();
       checks.awaitTermination(30, TimeUnit.SECONDS);
       checker.finalCheck(Instant.now(), pods());
-      List<String> errors = errorsLogged(extenderLog, logFrom);
-      String report = report(seed, minutes, began, quieted, schedule[0], checker, errors);
+      List<String> errors = new ArrayList<>();
+      for (Map.Entry<Path, Long> log : logsFrom.entrySet()) {
+        errors.addAll(errorsLogged(log.getKey(), log.getValue()));
+      }
+      String report =
+          report(seed, minutes, began, quieted, schedule[0], checker, errors)
+              + String.format(
+                  "%n## Answers to kube-scheduler%n%n5xx (internal error or busy) from %d extender"
+                      + " replica(s), counted across their restarts: %d%n",
+                  twoReplicas ? 2 : 1, verbErrors.total());
       System.out.println(report);
       Path dir = Path.of("target", "soak");
       Files.createDirectories(dir);
@@ -88,9 +108,11 @@ class SoakE2E extends Scenario {
       Files.write(dir.resolve("actions-seed-" + seed + ".log"), schedule[0].log());
       assertThat(checker.violations()).as("violations (report above)").isEmpty();
       assertThat(errors).as("ERRORs the extender logged").isEmpty();
+      assertThat(verbErrors.total()).as("5xx answers to kube-scheduler").isZero();
     } finally {
       checks.shutdownNow();
       schedule[0].cancelJobs();
+      schedule[0].tearDown();
     }
   }
 

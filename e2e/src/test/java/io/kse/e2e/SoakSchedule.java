@@ -23,9 +23,11 @@ import java.util.function.Consumer;
  * The soak's seeded schedule of ordinary operations and faults: Deployments scaled, pods deleted
  * and force-deleted, groups made and removed, training and critical jobs submitted, cancelled,
  * requeued, held, released and cut short, nodes drained, cordoned and set DOWN (and back),
- * slurmctld restarted, slurmrestd and the extender stopped (and back), PodDisruptionBudgets added
- * and removed. Every action is logged with its time, so a failure can be replayed from the seed.
- * The same seed gives the same sequence of choices (what the cluster answers may differ).
+ * slurmctld restarted, slurmrestd stopped (and back), the writer extender killed with SIGKILL (and
+ * back: with two replicas, the other takes over), the policy file changed (valid and invalid, and
+ * back), PodDisruptionBudgets added and removed. Every action is logged with its time, so a failure
+ * can be replayed from the seed. The same seed gives the same sequence of choices (what the cluster
+ * answers may differ).
  */
 final class SoakSchedule {
   /** One kind of action and how often it is chosen relative to the others. */
@@ -59,6 +61,11 @@ final class SoakSchedule {
   private final java.util.Set<String> busyNodes = new java.util.HashSet<>();
 
   private boolean pdb;
+
+  /** Whether the Deployment's second pod runs (a standby kube-scheduler and extender b). */
+  private final boolean twoReplicas;
+
+  private boolean policyChanged;
   private int groupSeq;
 
   /** The outage under way (one at a time, so each is seen alone), or null. */
@@ -69,7 +76,8 @@ final class SoakSchedule {
   /** At most one outage this often: the checker needs quiet time to hold the system to account. */
   private static final Duration OUTAGE_GAP = Duration.ofSeconds(45);
 
-  SoakSchedule(E2eStack stack, String ns, SoakChecker checker, long seed) {
+  SoakSchedule(E2eStack stack, String ns, SoakChecker checker, long seed, boolean twoReplicas) {
+    this.twoReplicas = twoReplicas;
     this.stack = stack;
     this.kube = stack.kube();
     this.slurm = stack.slurmCluster();
@@ -93,10 +101,15 @@ final class SoakSchedule {
     kinds.add(new Kind("slurmrestd-stop", 1, this::stopRest));
     kinds.add(new Kind("slurmctld-restart", 1, this::restartController));
     kinds.add(new Kind("extender-kill", 1, this::killExtender));
+    kinds.add(new Kind("policy-change", 1, this::changePolicy));
   }
 
-  /** The workloads the schedule scales: created with no replicas. */
+  /** The workloads the schedule scales: created with no replicas; the second replica started. */
   void setUp() {
+    if (twoReplicas) {
+      stack.startReplica();
+      note("second replica started (kse-scheduler-b, extender b)");
+    }
     for (String d : DEPLOYMENTS) {
       kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
     }
@@ -135,6 +148,14 @@ final class SoakSchedule {
 
   Map<String, Integer> counts() {
     return Map.copyOf(counts);
+  }
+
+  /** Leaves the stack as the next scenario expects it: one replica, the first writing. */
+  void tearDown() {
+    if (twoReplicas) {
+      stack.stopReplica();
+    }
+    stack.startExtender(""); // if the schedule ended with it killed
   }
 
   /** Cancels the Slurm jobs the schedule submitted (root's: scancel as root). */
@@ -322,13 +343,92 @@ final class SoakSchedule {
         slurm::startController);
   }
 
+  /**
+   * SIGKILL to the writer (no shutdown hook, its Lease not released): with two replicas the other
+   * takes the Lease within its 15 s and converges from what is true; the killed one comes back as a
+   * standby.
+   */
   private void killExtender(Random r) {
+    List<String> replicas = twoReplicas ? E2eStack.REPLICAS : List.of("");
+    String victim = replicas.get(r.nextInt(replicas.size()));
+    for (String rep : replicas) {
+      if (stack.extenderMetric(rep, "kse_writer").orElse(0.0) >= 1) {
+        victim = rep;
+      }
+    }
+    String name = victim.isEmpty() ? "extender" : "extender " + victim;
+    String killed = victim;
+    // a restarted extender keeps its identity and takes its own Lease back at once (a container
+    // restart); down longer than the Lease's 15 s, the other replica takes over (a lost pod)
+    Duration down = Duration.ofSeconds(twoReplicas ? 2 + r.nextInt(33) : 2 + r.nextInt(8));
     outage(
-        "extender killed (SIGKILL)",
-        stack::killExtender,
-        Duration.ofSeconds(2 + r.nextInt(8)),
-        "extender started",
-        stack::startExtender);
+        name + " (the writer) killed (SIGKILL) for " + down.toSeconds() + " s",
+        () -> stack.killExtender(killed),
+        down,
+        name + " started",
+        () -> {
+          for (String other : replicas) {
+            if (!other.equals(killed)
+                && stack.extenderMetric(other, "kse_writer").orElse(0.0) >= 1) {
+              note("writer meanwhile: extender " + (other.isEmpty() ? "(first)" : other));
+            }
+          }
+          stack.startExtender(killed);
+        });
+  }
+
+  /**
+   * The policy file every replica reads, changed for 5-20 s and restored: a valid change (a tier's
+   * maxNodes, which the soak's groups never reach) is applied; an invalid one (a default tier that
+   * does not exist) is refused and the last good policy stays.
+   */
+  private void changePolicy(Random r) {
+    if (policyChanged) {
+      return;
+    }
+    java.nio.file.Path file = stack.dir().resolve("policy.yaml");
+    String good;
+    try {
+      good = java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    boolean valid = r.nextBoolean();
+    String changed =
+        valid
+            ? good.replace("maxNodes: 8 ", "maxNodes: 6 ")
+            : good.replace("defaultTier: inference", "defaultTier: no-such-tier");
+    if (changed.equals(good)) {
+      return;
+    }
+    write(file, changed);
+    policyChanged = true;
+    note(
+        valid
+            ? "policy changed (valid: maxNodes 8 -> 6)"
+            : "policy changed (invalid: defaultTier)");
+    later(
+        Duration.ofSeconds(5 + r.nextInt(15)),
+        "policy restored",
+        () -> {
+          write(file, good);
+          policyChanged = false;
+        });
+  }
+
+  /** As a ConfigMap volume changes: the new file appears whole (no replica reads half of it). */
+  private static void write(java.nio.file.Path file, String text) {
+    try {
+      java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".soak");
+      java.nio.file.Files.writeString(tmp, text);
+      java.nio.file.Files.move(
+          tmp,
+          file,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**

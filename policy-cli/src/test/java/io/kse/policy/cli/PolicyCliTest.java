@@ -184,4 +184,12 @@ class PolicyCliTest {
     assertThat(err.toString()).contains("kind: expected header, inference or slurm, got \"pod\"");
     assertThat(run("trace", "synth", "--hours", "-1")).isEqualTo(PolicyCli.USAGE);
   }
+
+  @Test
+  void theReplayExamplesAreValid() {
+    assertThat(run("validate", ex("replay/current.yaml"), ex("replay/candidate.yaml"))).isZero();
+    assertThat(out.toString())
+        .contains("replay/current.yaml: valid (3 tiers, default inference)")
+        .contains("replay/candidate.yaml: valid (3 tiers, default inference)");
+  }
 }

@@ -21,7 +21,8 @@ public record ReplayReport(
     Map<String, Integer> preemptionsByPartition,
     double trainingGpuHoursLost,
     Map<String, Integer> budgetRefusalsByTier,
-    Duration threshold) {
+    Duration threshold,
+    int refusedByPolicy) {
 
   /** One inference arrival's fate: its tier and how long it waited, empty if it never got GPUs. */
   public record Arrival(String id, String tier, Optional<Duration> waited) {}
@@ -45,6 +46,21 @@ public record ReplayReport(
       List<Preemption> preemptions,
       Map<String, Integer> budgetRefusalsByTier,
       Duration threshold) {
+    return of(policy, arrivals, preemptions, budgetRefusalsByTier, threshold, 0);
+  }
+
+  /**
+   * As above, with the arrivals refused outright ({@code refusedByPolicy}: the policy refused them
+   * — a group larger than its tier's maxNodes, an override not allowed — or Slurm refused their
+   * placeholder), which never got a job.
+   */
+  public static ReplayReport of(
+      String policy,
+      List<Arrival> arrivals,
+      List<Preemption> preemptions,
+      Map<String, Integer> budgetRefusalsByTier,
+      Duration threshold,
+      int refusedByPolicy) {
     Map<String, List<Arrival>> byTier =
         arrivals.stream()
             .collect(Collectors.groupingBy(Arrival::tier, TreeMap::new, Collectors.toList()));
@@ -74,7 +90,13 @@ public record ReplayReport(
       lost += p.gpus() * p.ranFor().toMillis() / 3_600_000.0;
     }
     return new ReplayReport(
-        policy, tiers, byPartition, lost, new TreeMap<>(budgetRefusalsByTier), threshold);
+        policy,
+        tiers,
+        byPartition,
+        lost,
+        new TreeMap<>(budgetRefusalsByTier),
+        threshold,
+        refusedByPolicy);
   }
 
   /** The smallest wait that at least {@code pct} % of the waits do not exceed; zero for none. */
@@ -126,6 +148,7 @@ public record ReplayReport(
             reports,
             "training GPU-hours lost",
             r -> String.format(Locale.ROOT, "%.1f", r.trainingGpuHoursLost())));
+    rows.add(row(reports, "refused outright", r -> Integer.toString(r.refusedByPolicy())));
     rows.add(
         row(
             reports,
@@ -228,6 +251,21 @@ public record ReplayReport(
               candidate.policy(),
               candidate.trainingGpuHoursLost(),
               baseline.trainingGpuHoursLost()));
+    }
+    int refused = candidate.refusedByPolicy() - baseline.refusedByPolicy();
+    if (refused != 0
+        && Math.abs(refused)
+            > Math.abs(baseline.refusedByPolicy() - baselineAgain.refusedByPolicy())) {
+      out.add(
+          String.format(
+              Locale.ROOT,
+              "%s refuses %d %s arrivals outright than %s (%d vs %d): see the replay's log for why",
+              candidate.policy(),
+              Math.abs(refused),
+              refused > 0 ? "more" : "fewer",
+              baseline.policy(),
+              candidate.refusedByPolicy(),
+              baseline.refusedByPolicy()));
     }
     for (Map.Entry<String, TierWaits> e : candidate.tiers().entrySet()) {
       TierWaits b = baseline.tiers().get(e.getKey());

@@ -79,4 +79,22 @@ class ReplayReportTest {
     assertThat(ReplayReport.callouts(current, handMade("close", 3), handMade("current", 2)))
         .isEmpty();
   }
+
+  @Test
+  void arrivalsRefusedOutrightAreARowAndACalloutBeyondTheNoise() {
+    List<ReplayReport.Arrival> one =
+        List.of(new ReplayReport.Arrival("a", "inference", Optional.of(Duration.ofSeconds(1))));
+    Duration t = Duration.ofSeconds(8);
+    ReplayReport base = ReplayReport.of("current", one, List.of(), Map.of(), t, 1);
+    ReplayReport again = ReplayReport.of("current (again)", one, List.of(), Map.of(), t, 1);
+    ReplayReport cand = ReplayReport.of("candidate", one, List.of(), Map.of(), t, 4);
+
+    assertThat(ReplayReport.table(List.of(base, cand, again)))
+        .containsPattern("refused outright\\s+1\\s+4\\s+1");
+    assertThat(ReplayReport.callouts(base, cand, again))
+        .contains(
+            "candidate refuses 3 more arrivals outright than current (4 vs 1): see the replay's log"
+                + " for why");
+    assertThat(ReplayReport.callouts(base, base, again)).isEmpty();
+  }
 }

@@ -90,7 +90,12 @@ public final class PolicyReplay {
         runs.add(o);
         reports.add(
             ReplayReport.of(
-                p.name(), o.arrivals(), o.preemptions(), o.budgetRefusals(), threshold));
+                p.name(),
+                o.arrivals(),
+                o.preemptions(),
+                o.budgetRefusals(),
+                threshold,
+                o.rejected().size()));
         o.rejected().stream()
             .limit(5)
             .forEach(r -> log.accept("[replay] " + p.name() + " refused " + r));
