@@ -279,12 +279,15 @@ public record ReplayReport(
         out.add(
             String.format(
                 Locale.ROOT,
-                "tier %s waits %s at p95 under %s against %s (%s)",
+                "tier %s waits %s at p95 under %s against %s (%s; of the arrivals that got"
+                    + " GPUs: %d and %d)",
                 e.getKey(),
                 seconds(e.getValue().p95()),
                 candidate.policy(),
                 seconds(b.p95()),
-                d > 0 ? "longer" : "shorter"));
+                d > 0 ? "longer" : "shorter",
+                e.getValue().allocated(),
+                b.allocated()));
       }
       int never = e.getValue().neverAllocated() - b.neverAllocated();
       int neverNoise = Math.abs(b.neverAllocated() - again.neverAllocated());

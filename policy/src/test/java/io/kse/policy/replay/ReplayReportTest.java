@@ -97,4 +97,28 @@ class ReplayReportTest {
                 + " for why");
     assertThat(ReplayReport.callouts(base, base, again)).isEmpty();
   }
+
+  /** A candidate that lets most pods never run must not read as "waits shorter" alone. */
+  @Test
+  void aShorterWaitSaysOfHowManyArrivalsThatGotGpus() {
+    Duration t = Duration.ofSeconds(8);
+    List<ReplayReport.Arrival> all = new ArrayList<>();
+    List<ReplayReport.Arrival> few = new ArrayList<>();
+    for (int i = 1; i <= 10; i++) {
+      all.add(new ReplayReport.Arrival("a" + i, "inference", Optional.of(Duration.ofSeconds(i))));
+      few.add(
+          new ReplayReport.Arrival(
+              "a" + i,
+              "inference",
+              i <= 2 ? Optional.of(Duration.ofSeconds(i)) : Optional.empty()));
+    }
+    ReplayReport base = ReplayReport.of("current", all, List.of(), Map.of(), t);
+    ReplayReport cand = ReplayReport.of("candidate", few, List.of(), Map.of(), t);
+
+    assertThat(ReplayReport.callouts(base, cand, base))
+        .contains(
+            "tier inference waits 2.0s at p95 under candidate against 10.0s (shorter; of the"
+                + " arrivals that got GPUs: 2 and 10)",
+            "8 more inference pods never got GPUs under candidate (8 vs 0)");
+  }
 }
