@@ -204,6 +204,9 @@ public final class SlurmStateCache implements AutoCloseable {
    * ended, so a flood of hints adds at most one pass per {@code minGap}.
    */
   public void pollSoon(Duration minGap) {
+    if (!jobsSynced) {
+      return; // the first listing reads everything (see refreshJob)
+    }
     if (!extraPollQueued.compareAndSet(false, true)) {
       return;
     }
@@ -457,6 +460,12 @@ public final class SlurmStateCache implements AutoCloseable {
    * kept; a job Slurm does not have is left to the checks.
    */
   public synchronized void refreshJob(long jobId) {
+    if (!jobsSynced) {
+      // a hint before the first listing (Slurm's hooks call a starting extender too): that listing
+      // reads every job, and runs only once the owner is set; publishing a change earlier would
+      // hand listeners a job before they can tell whose it is (seen in a 60-minute soak)
+      return;
+    }
     Optional<SlurmJob> now = client.job(jobId);
     if (now.isEmpty()) {
       return;

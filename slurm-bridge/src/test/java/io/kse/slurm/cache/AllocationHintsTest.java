@@ -156,4 +156,25 @@ class AllocationHintsTest {
   private long passes() {
     return registry.timer(io.kse.slurm.MetricNames.CACHE_POLL).count();
   }
+
+  /**
+   * A 60-minute soak's writer, restarted, got an allocation hint before its first listing: the read
+   * it made reached the reconciler before the extender knew its cluster identity (an ERROR). Before
+   * the first listing a hint now reads and publishes nothing: that listing reads every job.
+   */
+  @Test
+  void aHintBeforeTheFirstListingPublishesNothing() throws Exception {
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    slurm.allocate(id, List.of("gpu-node-0"));
+    List<JobChange> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    cache.addJobListener(seen::add);
+    hints.allocated(id);
+    cache.pollSoon(Duration.ZERO);
+    Thread.sleep(300); // the hint's reads run on its timer: give them the chance to be wrong
+    assertThat(seen).isEmpty();
+    assertThat(cache.job(id)).isEmpty();
+
+    cache.pollOnce();
+    assertThat(cache.job(id)).as("the first listing finds it").isPresent();
+  }
 }
