@@ -363,23 +363,15 @@ abstract class Scenario {
    * which nodes a requeued job lost (docs/runbook.md).
    */
   void awaitExtenderSawSlurmAfter(Instant t) {
-    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-    java.net.URI metrics = stack.extenderUrl().resolve("/metrics");
     await("the extender's Slurm cache polled")
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(100))
         .until(
-            () -> {
-              String body =
-                  http.send(
-                          java.net.http.HttpRequest.newBuilder(metrics).build(),
-                          java.net.http.HttpResponse.BodyHandlers.ofString())
-                      .body();
-              return body.lines()
-                  .filter(l -> l.startsWith("kse_slurm_cache_age_seconds "))
-                  .map(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1).trim()))
-                  .anyMatch(age -> Instant.now().minusMillis((long) (age * 1000)).isAfter(t));
-            });
+            () ->
+                stack
+                    .extenderMetric("", "kse_slurm_cache_age_seconds")
+                    .map(age -> Instant.now().minusMillis((long) (age * 1000)).isAfter(t))
+                    .orElse(false));
   }
 
   static boolean running(SlurmJob j) {

@@ -7,6 +7,11 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kse.slurm.testing.LocalSlurmCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -386,12 +391,12 @@ final class SoakSchedule {
     if (policyChanged) {
       return;
     }
-    java.nio.file.Path file = stack.dir().resolve("policy.yaml");
+    Path file = stack.dir().resolve("policy.yaml");
     String good;
     try {
-      good = java.nio.file.Files.readString(file);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      good = Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     boolean valid = r.nextBoolean();
     String changed =
@@ -417,17 +422,13 @@ final class SoakSchedule {
   }
 
   /** As a ConfigMap volume changes: the new file appears whole (no replica reads half of it). */
-  private static void write(java.nio.file.Path file, String text) {
+  private static void write(Path file, String text) {
     try {
-      java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".soak");
-      java.nio.file.Files.writeString(tmp, text);
-      java.nio.file.Files.move(
-          tmp,
-          file,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      Path tmp = file.resolveSibling(file.getFileName() + ".soak");
+      Files.writeString(tmp, text);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -39,13 +39,11 @@ final class VerbErrors {
   /** 5xx answers seen so far, all replicas, all their lives. */
   synchronized long total() {
     double sum = 0;
-    for (String r : last.keySet()) {
-      sum += last.get(r) + banked.getOrDefault(r, 0.0);
+    for (double v : last.values()) {
+      sum += v;
     }
-    for (String r : banked.keySet()) {
-      if (!last.containsKey(r)) {
-        sum += banked.get(r);
-      }
+    for (double v : banked.values()) {
+      sum += v;
     }
     return Math.round(sum);
   }

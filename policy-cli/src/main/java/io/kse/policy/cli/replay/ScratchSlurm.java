@@ -142,17 +142,13 @@ public final class ScratchSlurm implements AutoCloseable {
               "gracetime=" + grace.seconds(),
               "maxtime=infinite",
               "state=up");
-      List<String> update =
-          new ArrayList<>(List.of("scontrol", "update", "partitionname=" + p.name()));
-      update.addAll(settings);
-      List<String> create =
-          new ArrayList<>(List.of("scontrol", "create", "partitionname=" + p.name()));
-      create.addAll(settings);
-      if (scontrol("show", "partition", p.name()).isEmpty()) {
-        cli(create);
-      } else {
-        cli(update);
-      }
+      // the partitions slurm-cluster's slurm.conf names are updated; the policy's others created
+      boolean exists = !scontrol("show", "partition", p.name()).isEmpty();
+      List<String> cmd =
+          new ArrayList<>(
+              List.of("scontrol", exists ? "update" : "create", "partitionname=" + p.name()));
+      cmd.addAll(settings);
+      cli(cmd);
     }
     List<String> domains = policy.cluster().nvlinkDomainFeatures();
     for (int first = 0; first < nodes; first += DOMAIN_SIZE) {
