@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kse.slurm.JobState;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import java.nio.file.Files;
@@ -108,7 +109,9 @@ class KnativeE2E extends Scenario {
         List<Pod> pods = awaitServicePods("scaled", 3);
         for (Pod p : pods) {
           SlurmJob job = placeholderOf(p);
-          assertThat(running(job)).as("placeholder of %s", p.getMetadata().getName()).isTrue();
+          assertThat(job.state())
+              .as("placeholder %d of %s", job.id(), p.getMetadata().getName())
+              .isEqualTo(JobState.RUNNING);
           assertThat(job.nodes()).containsExactly(p.getSpec().getNodeName());
         }
         seen.coldStarts(scaleUp, pods, "free capacity, 3 pods at once");

@@ -80,6 +80,11 @@ public final class PlacementRules {
 
   /** A bound member may run only while the job holds its node. */
   private Optional<Step> bound(PlacementFacts f, Member m, Optional<SlurmJob> live) {
+    if (live.isPresent() && live.get().state() == JobState.UNKNOWN) {
+      // a state this bridge cannot read (a newer Slurm's word) is no evidence the node is lost:
+      // evicting on it would kill a pod over a parsing gap; the next listing decides
+      return Optional.empty();
+    }
     if (live.isPresent()
         && live.get().state().holdsNodes()
         && live.get().state() != JobState.COMPLETING

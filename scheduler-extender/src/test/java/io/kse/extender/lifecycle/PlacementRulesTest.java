@@ -65,6 +65,17 @@ class PlacementRulesTest {
   }
 
   @Test
+  void aStateThatCannotBeReadNeitherEvictsNorCancels() {
+    assertThat(
+            rules.decide(
+                facts(
+                    Optional.of(job(JobState.UNKNOWN, List.of("n0", "n1"))),
+                    member(LEADER, PodStanding.BOUND, "n0", 0),
+                    member(WORKER, PodStanding.BOUND, "n1", 1))))
+        .isEmpty();
+  }
+
+  @Test
   void theJobLivesWhileAnyMemberNeedsItAndEndsWhenNoneDoes() {
     Optional<SlurmJob> running = Optional.of(job(JobState.RUNNING, List.of("n0", "n1")));
     assertThat(

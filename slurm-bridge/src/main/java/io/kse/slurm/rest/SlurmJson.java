@@ -53,11 +53,7 @@ final class SlurmJson {
    * state and its flags.
    */
   static JobState state(JsonNode j) {
-    return strings(j.has("job_state") ? j.path("job_state") : j.path("state")).stream()
-        .map(JobState::parse)
-        .filter(s -> s != JobState.UNKNOWN)
-        .findFirst()
-        .orElse(JobState.UNKNOWN);
+    return JobState.reported(strings(j.has("job_state") ? j.path("job_state") : j.path("state")));
   }
 
   static SlurmJob job(JsonNode j) {

@@ -42,6 +42,32 @@ class ResponseParsingTest {
     assertThat(j.preempting()).isFalse();
   }
 
+  /**
+   * Slurm 22.05 names a flag instead of the base state (job_state_string: flags first); read as
+   * unknown, a running placeholder whose prolog runs would look as if it had lost its node, and its
+   * bound pod would be evicted.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "CONFIGURING, RUNNING",
+    "SIGNALING, RUNNING",
+    "STOPPED, RUNNING",
+    "RESIZING, RUNNING",
+    "REQUEUED, PENDING",
+    "REQUEUE_HOLD, PENDING",
+    "SPECIAL_EXIT, PENDING",
+    "STAGE_OUT, COMPLETING",
+    "REVOKED, CANCELLED",
+    "NO_SUCH_FLAG, UNKNOWN"
+  })
+  void aFlagNamedAloneStandsForTheBaseStateItImplies(String word, JobState implied) {
+    var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    assertThat(SlurmJson.state(json.objectNode().put("job_state", word))).isEqualTo(implied);
+    var listed = json.objectNode();
+    listed.putArray("job_state").add("FAILED").add(word);
+    assertThat(SlurmJson.state(listed)).as("a base state listed wins").isEqualTo(JobState.FAILED);
+  }
+
   @Test
   void parsesARecordedHeldJobAsPendingWithoutNodes() {
     SlurmJob j = SlurmJson.job(Fixtures.json("v0.0.38", "job-held.json").path("jobs").get(0));
