@@ -31,49 +31,13 @@ import org.junit.jupiter.api.Test;
  * gone.
  */
 class GpuOwnershipE2E extends Scenario {
-  static final String DRIVER = "gpu.nvidia.com";
+  static final String DRIVER = DraGpus.DRIVER;
   static final String SERVING = "serving"; // the tier without riskGpuOverlapWithSlurmJobs
 
   /** What the NVIDIA DRA driver would publish: a DeviceClass, and 8 GPUs per node with index. */
   @BeforeEach
   void publishGpusAsTheDraDriverWould() {
-    kube.resource(
-            """
-            apiVersion: resource.k8s.io/v1
-            kind: DeviceClass
-            metadata: {name: gpu.nvidia.com}
-            spec:
-              selectors:
-                - cel: {expression: "device.driver == 'gpu.nvidia.com'"}
-            """)
-        .serverSideApply();
-    for (String node : stack.gpuNodes()) {
-      StringBuilder devices = new StringBuilder();
-      for (int i = 0; i < 8; i++) {
-        devices.append(
-            """
-                - name: gpu-%d
-                  attributes:
-                    index: {int: %d}
-                    type: {string: gpu}
-                    uuid: {string: GPU-%s-%d}
-            """
-                .formatted(i, i, node, i));
-      }
-      kube.resource(
-              """
-              apiVersion: resource.k8s.io/v1
-              kind: ResourceSlice
-              metadata: {name: e2e-gpus-%s}
-              spec:
-                driver: gpu.nvidia.com
-                nodeName: %s
-                pool: {name: %s, generation: 1, resourceSliceCount: 1}
-                devices:
-              %s"""
-                  .formatted(node, node, node, devices))
-          .serverSideApply();
-    }
+    DraGpus.publish(kube, stack.gpuNodes());
   }
 
   PodBuilder servingPod(String name) {
@@ -138,20 +102,7 @@ class GpuOwnershipE2E extends Scenario {
     assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
     // a 4-GPU training job on every GPU node: each node has 4 GPUs left, and Slurm chose which
     Map<String, Long> training = halfOfEveryNodeTraining();
-    kube.resource(
-            """
-            apiVersion: resource.k8s.io/v1
-            kind: ResourceClaimTemplate
-            metadata: {name: four-gpus, namespace: %s}
-            spec:
-              spec:
-                devices:
-                  requests:
-                    - name: gpus
-                      exactly: {deviceClassName: gpu.nvidia.com, allocationMode: ExactCount, count: 4}
-            """
-                .formatted(ns))
-        .create();
+    DraGpus.template(kube, ns, "four-gpus", 4);
     List<Pod> pods = List.of(draPod("dra-0"), draPod("dra-1"));
     for (Pod p : pods) {
       Pod bound = awaitBound(p.getMetadata().getName());
@@ -165,7 +116,7 @@ class GpuOwnershipE2E extends Scenario {
               .peek(r -> assertThat(r.getDriver()).isEqualTo(DRIVER))
               .peek(r -> assertThat(r.getPool()).isEqualTo(node))
               .map(DeviceRequestAllocationResult::getDevice)
-              .map(d -> Integer.valueOf(d.substring("gpu-".length())))
+              .map(d -> DraGpus.index(d).orElseThrow())
               .sorted()
               .toList();
       List<Integer> trainingHolds = indices(training.get(node), node);

@@ -1,15 +1,21 @@
 package io.kse.e2e;
 
+import io.kse.slurm.GpuIndices;
 import io.kse.slurm.HostList;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.testing.LocalSlurmCluster;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Slurm's own account of its live jobs, read with {@code squeue} as root (munge), never through the
- * extender or slurmrestd: what the soak's checker holds the extender's promises against.
+ * Slurm's own account of its live jobs, read with {@code squeue} and {@code scontrol show job -d}
+ * (GPU indices) as root (munge), never through the extender or slurmrestd: what the soak's checker
+ * holds the extender's promises against.
  */
 final class SlurmTruth {
   private static final String FORMAT = "%i|%T|%N|%u|%b|%k";
@@ -21,9 +27,20 @@ final class SlurmTruth {
       List<String> nodes,
       String user,
       int gpusPerNode,
-      Optional<PlaceholderTag> tag) {
+      Optional<PlaceholderTag> tag,
+      Map<String, List<Integer>> gpuIndices) {
+    /** Holds its nodes and runs (CONFIGURING: its prolog runs, the nodes are its already). */
     boolean running() {
-      return state.equals("RUNNING");
+      return state.equals("RUNNING") || state.equals("CONFIGURING");
+    }
+
+    /** The GPU indices Slurm gave it on {@code node}; empty when Slurm names none. */
+    List<Integer> gpusOn(String node) {
+      return gpuIndices.getOrDefault(node, List.of());
+    }
+
+    Job withGpuIndices(Map<String, List<Integer>> indices) {
+      return new Job(id, state, nodes, user, gpusPerNode, tag, indices);
     }
 
     /** Pending, running, suspended or requeued: not on its way out. */
@@ -34,16 +51,55 @@ final class SlurmTruth {
 
   private SlurmTruth() {}
 
-  /** Every job squeue lists now; empty when slurmctld does not answer (restart, outage). */
+  /**
+   * Every job squeue lists now, with the GPU indices of those that hold nodes; empty when slurmctld
+   * does not answer (restart, outage).
+   */
   static Optional<List<Job>> read(LocalSlurmCluster slurm) {
     String out;
+    String detail;
     try {
       out = slurm.cli("squeue", "-h", "-a", "-o", FORMAT);
+      detail = slurm.cli("scontrol", "show", "job", "-d");
     } catch (RuntimeException e) {
       return Optional.empty();
     }
-    return Optional.of(parse(out));
+    Map<Long, Map<String, List<Integer>>> indices = gpuIndices(detail);
+    return Optional.of(
+        parse(out).stream()
+            .map(j -> j.withGpuIndices(indices.getOrDefault(j.id(), Map.of())))
+            .toList());
   }
+
+  /**
+   * Job id → node → GPU indices, from {@code scontrol show job -d}: each job's {@code Nodes=…
+   * GRES=gpu:h100:4(IDX:0-3)} lines (one per run of nodes with the same allocation).
+   */
+  static Map<Long, Map<String, List<Integer>>> gpuIndices(String scontrolDetail) {
+    Map<Long, Map<String, List<Integer>>> out = new HashMap<>();
+    long job = -1;
+    for (String line : scontrolDetail.split("\n")) {
+      Matcher id = JOB_ID.matcher(line);
+      if (id.find()) {
+        job = Long.parseLong(id.group(1));
+        continue;
+      }
+      Matcher nodes = NODE_GRES.matcher(line);
+      if (job >= 0 && nodes.find()) {
+        Optional<List<Integer>> gpus = GpuIndices.parse(nodes.group(2).trim());
+        if (gpus.isPresent()) {
+          for (String node : HostList.expand(nodes.group(1))) {
+            out.computeIfAbsent(job, k -> new HashMap<>()).put(node, gpus.get());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static final Pattern JOB_ID = Pattern.compile("^JobId=([0-9]+)\\s");
+  private static final Pattern NODE_GRES =
+      Pattern.compile("^\\s+Nodes=(\\S+) CPU_IDs=\\S* Mem=\\S+ GRES=(.*)$");
 
   static List<Job> parse(String squeue) {
     List<Job> jobs = new ArrayList<>();
@@ -64,7 +120,8 @@ final class SlurmTruth {
               nodes,
               f[3].trim(),
               gpus(f[4]),
-              PlaceholderTag.fromComment(f[5].trim())));
+              PlaceholderTag.fromComment(f[5].trim()),
+              Map.of()));
     }
     return jobs;
   }

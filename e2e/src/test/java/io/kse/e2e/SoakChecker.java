@@ -2,6 +2,7 @@ package io.kse.e2e;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kse.slurm.PlaceholderTag;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,8 +37,13 @@ final class SoakChecker {
      * an eviction a PodDisruptionBudget refuses is overridden after 20 s (KSE_PDB_OVERRIDE_MS).
      */
     BOUND_POD_HAS_ITS_JOB(Duration.ofSeconds(30)),
-    /** A whole-node (serving) pod shares its node with no other running job. */
+    /** A whole-node (serving, device-plugin) pod shares its node with no other running job. */
     WHOLE_NODE_NOT_SHARED(Duration.ofSeconds(30)),
+    /**
+     * A GPU in a ResourceClaim we allocated is one Slurm gave the pod's placeholder, and no other
+     * running job holds it. The bound of the pod's own job: the claim is the pod's while it runs.
+     */
+    GPU_HAS_ONE_OWNER(Duration.ofSeconds(30)),
     /** Two members of one group never on one node. */
     GROUP_MEMBERS_APART(Duration.ofSeconds(5)),
     /** No live placeholder whose pods are all gone (an orphan). */
@@ -60,6 +66,9 @@ final class SoakChecker {
       return invariant + " " + key;
     }
   }
+
+  /** The GPU indices a ResourceClaim's allocation gives the pod it is reserved for. */
+  record ClaimedGpus(String podUid, String claim, List<Integer> indices) {}
 
   /** A finding that outlived its bound. */
   record Violation(Finding finding, Instant firstSeen, Instant at, List<String> recentActions) {}
@@ -96,13 +105,14 @@ final class SoakChecker {
   }
 
   /** One check of both sides; Slurm empty when squeue could not be read (the tick is skipped). */
-  synchronized void tick(Instant now, List<Pod> pods, Optional<List<SlurmTruth.Job>> slurm) {
+  synchronized void tick(
+      Instant now, List<Pod> pods, List<ClaimedGpus> claims, Optional<List<SlurmTruth.Job>> slurm) {
     ticks++;
     if (slurm.isEmpty()) {
       slurmUnreadable++;
       return;
     }
-    List<Finding> found = findings(pods, slurm.get(), namespaces);
+    List<Finding> found = findings(pods, slurm.get(), claims, namespaces);
     boundPodsChecked +=
         pods.stream().filter(p -> ours(p, namespaces) && p.getSpec().getNodeName() != null).count();
     placeholdersChecked +=
@@ -181,7 +191,8 @@ final class SoakChecker {
 
   // ---- the invariants, as pure functions of both sides --------------------------------------
 
-  static List<Finding> findings(List<Pod> pods, List<SlurmTruth.Job> jobs, Set<String> namespaces) {
+  static List<Finding> findings(
+      List<Pod> pods, List<SlurmTruth.Job> jobs, List<ClaimedGpus> claims, Set<String> namespaces) {
     List<Finding> out = new ArrayList<>();
     List<Pod> ours = pods.stream().filter(p -> ours(p, namespaces)).toList();
     List<SlurmTruth.Job> placeholders =
@@ -209,7 +220,8 @@ final class SoakChecker {
                     + "; its placeholders: "
                     + placeholders.stream().filter(j -> stands(j.tag().get(), p)).toList()));
       }
-      if ("serving".equals(label(p, TIER_LABEL))) {
+      gpuOwners(p, node, jobs, claims).ifPresent(out::add);
+      if ("serving".equals(label(p, TIER_LABEL)) && !claimsGpus(p)) {
         List<SlurmTruth.Job> others =
             jobs.stream()
                 .filter(j -> j.running() && j.nodes().contains(node))
@@ -264,6 +276,82 @@ final class SoakChecker {
           }
         });
     return out;
+  }
+
+  /**
+   * The GPUs the pod's claims hold on its node: each one its placeholder's, by Slurm's own indices,
+   * and no other running job's. Jobs for which Slurm names no index are not judged.
+   */
+  private static Optional<Finding> gpuOwners(
+      Pod p, String node, List<SlurmTruth.Job> jobs, List<ClaimedGpus> claims) {
+    List<ClaimedGpus> mine =
+        claims.stream().filter(c -> c.podUid().equals(p.getMetadata().getUid())).toList();
+    Set<Integer> claimed = new java.util.TreeSet<>();
+    mine.forEach(c -> claimed.addAll(c.indices()));
+    if (claimed.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> wrong = new ArrayList<>();
+    for (SlurmTruth.Job j : jobs) {
+      if (!j.running() || !j.nodes().contains(node) || j.gpusOn(node).isEmpty()) {
+        continue;
+      }
+      boolean own = j.tag().filter(t -> stands(t, p)).isPresent();
+      if (own && !j.gpusOn(node).containsAll(claimed)) {
+        wrong.add("its placeholder " + j.id() + " holds GPUs " + j.gpusOn(node));
+      } else if (!own && !java.util.Collections.disjoint(j.gpusOn(node), claimed)) {
+        wrong.add("job " + j.id() + " (" + j.user() + ") holds GPUs " + j.gpusOn(node));
+      }
+    }
+    return wrong.isEmpty()
+        ? Optional.empty()
+        : Optional.of(
+            new Finding(
+                Invariant.GPU_HAS_ONE_OWNER,
+                name(p),
+                name(p)
+                    + " on "
+                    + node
+                    + " claims GPUs "
+                    + claimed
+                    + " ("
+                    + mine.stream().map(ClaimedGpus::claim).toList()
+                    + "), yet "
+                    + String.join("; ", wrong)));
+  }
+
+  /**
+   * The GPU indices each allocated claim gives the pods it is reserved for, read from the devices
+   * the DRA driver published ({@code gpu-N} is index N; see {@link DraGpus}).
+   */
+  static List<ClaimedGpus> claimedGpus(List<ResourceClaim> claims) {
+    List<ClaimedGpus> out = new ArrayList<>();
+    for (ResourceClaim c : claims) {
+      var status = c.getStatus();
+      if (status == null
+          || status.getAllocation() == null
+          || status.getAllocation().getDevices() == null
+          || status.getReservedFor() == null) {
+        continue;
+      }
+      List<Integer> indices =
+          status.getAllocation().getDevices().getResults().stream()
+              .filter(r -> DraGpus.DRIVER.equals(r.getDriver()))
+              .map(r -> DraGpus.index(r.getDevice()))
+              .flatMap(Optional::stream)
+              .sorted()
+              .toList();
+      for (var r : status.getReservedFor()) {
+        if ("pods".equals(r.getResource()) && !indices.isEmpty()) {
+          out.add(new ClaimedGpus(r.getUid(), c.getMetadata().getName(), indices));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean claimsGpus(Pod p) {
+    return p.getSpec().getResourceClaims() != null && !p.getSpec().getResourceClaims().isEmpty();
   }
 
   /** Pods of ours that wait for a node without a {@code kse.io/SlurmAllocated=False} reason. */

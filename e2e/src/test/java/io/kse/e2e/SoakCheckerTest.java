@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kse.e2e.SoakChecker.Finding;
 import io.kse.e2e.SoakChecker.Invariant;
 import io.kse.slurm.PlaceholderTag;
@@ -80,19 +82,109 @@ class SoakCheckerTest {
   }
 
   @Test
+  void scontrolsDetailGivesEachJobItsGpuIndicesPerNode() {
+    String detail =
+        """
+        JobId=7 JobName=kse-soak-g0
+           UserId=kse(999) GroupId=kse(999) MCS_label=N/A
+           JobState=RUNNING Reason=None Dependency=(null)
+           NodeList=gpu-node-[0-2]
+           JOB_GRES=gpu:h100:12
+             Nodes=gpu-node-[0-1] CPU_IDs=0 Mem=0 GRES=gpu:h100:4(IDX:0-3)
+             Nodes=gpu-node-2 CPU_IDs=0 Mem=0 GRES=gpu:h100:4(IDX:2,4-6)
+           MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0
+
+        JobId=8 JobName=training
+           JobState=PENDING Reason=Resources Dependency=(null)
+        JobId=9 JobName=cpu
+             Nodes=cpu-node-0 CPU_IDs=0-1 Mem=0 GRES=
+        """;
+    Map<Long, Map<String, List<Integer>>> got = SlurmTruth.gpuIndices(detail);
+    assertThat(got).containsOnlyKeys(7L);
+    assertThat(got.get(7L))
+        .containsEntry("gpu-node-0", List.of(0, 1, 2, 3))
+        .containsEntry("gpu-node-1", List.of(0, 1, 2, 3))
+        .containsEntry("gpu-node-2", List.of(2, 4, 5, 6));
+  }
+
+  @Test
+  void aClaimedGpuOutsideThePlaceholderOrHeldByAnotherJobIsAFinding() {
+    Pod p =
+        new PodBuilder(
+                pod("d", "u1", "gpu-node-0", Map.of(SoakChecker.TIER_LABEL, "serving"), Map.of()))
+            .editSpec()
+            .addNewResourceClaim()
+            .withName("gpus")
+            .withResourceClaimTemplateName("two")
+            .endResourceClaim()
+            .endSpec()
+            .build();
+    SlurmTruth.Job own =
+        job(1, "RUNNING", "gpu-node-0", tag("d", "u1"))
+            .withGpuIndices(Map.of("gpu-node-0", List.of(2, 3)));
+    SlurmTruth.Job training =
+        job(2, "RUNNING", "gpu-node-0", Optional.empty())
+            .withGpuIndices(Map.of("gpu-node-0", List.of(0, 1, 4, 5)));
+    var claimedRight = List.of(new SoakChecker.ClaimedGpus("u1", "d-gpus", List.of(2, 3)));
+    assertThat(invariants(List.of(p), List.of(own, training), claimedRight))
+        .as("a DRA pod shares its node with training on other GPUs")
+        .isEmpty();
+    var claimedWrong = List.of(new SoakChecker.ClaimedGpus("u1", "d-gpus", List.of(1, 2)));
+    assertThat(invariants(List.of(p), List.of(own, training), claimedWrong))
+        .containsExactly(Invariant.GPU_HAS_ONE_OWNER);
+    assertThat(invariants(List.of(p), List.of(own), claimedWrong))
+        .as("GPU 1 is not one Slurm gave the placeholder")
+        .containsExactly(Invariant.GPU_HAS_ONE_OWNER);
+  }
+
+  @Test
+  void anAllocatedClaimGivesItsPodsTheIndicesOfItsDevices() {
+    ResourceClaim claim =
+        Serialization.unmarshal(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaim
+            metadata: {name: d-gpus, namespace: soak}
+            spec:
+              devices:
+                requests:
+                  - name: gpus
+                    exactly: {deviceClassName: gpu.nvidia.com, count: 2}
+            status:
+              allocation:
+                devices:
+                  results:
+                    - {request: gpus, driver: gpu.nvidia.com, pool: gpu-node-0, device: gpu-5}
+                    - {request: gpus, driver: gpu.nvidia.com, pool: gpu-node-0, device: gpu-2}
+              reservedFor:
+                - {resource: pods, name: d, uid: u1}
+            """,
+            ResourceClaim.class);
+    assertThat(SoakChecker.claimedGpus(List.of(claim)))
+        .containsExactly(new SoakChecker.ClaimedGpus("u1", "d-gpus", List.of(2, 5)));
+  }
+
+  @Test
+  void aPlaceholderWhosePrologRunsHoldsItsNode() {
+    Pod p = pod("a", "u1", "gpu-node-0", Map.of(), Map.of());
+    assertThat(invariants(List.of(p), List.of(job(1, "CONFIGURING", "gpu-node-0", tag("a", "u1")))))
+        .isEmpty();
+  }
+
+  @Test
   void aFindingBecomesAViolationOnlyPastItsBoundCountedFromTheLastDisruption() {
     SoakChecker c = new SoakChecker(NS, List::of);
     Pod p = pod("a", "u1", "gpu-node-0", Map.of(), Map.of());
     Instant t = Instant.parse("2026-11-26T00:00:00Z");
-    c.tick(t, List.of(p), Optional.of(List.of()));
+    c.tick(t, List.of(p), List.of(), Optional.of(List.of()));
     c.disruptionBegins();
-    c.tick(t.plusSeconds(40), List.of(p), Optional.of(List.of()));
+    c.tick(t.plusSeconds(40), List.of(p), List.of(), Optional.of(List.of()));
     c.disruptionEnds(t.plusSeconds(40));
-    c.tick(t.plusSeconds(60), List.of(p), Optional.of(List.of()));
+    c.tick(t.plusSeconds(60), List.of(p), List.of(), Optional.of(List.of()));
     assertThat(c.violations()).as("20 s since the outage ended").isEmpty();
-    c.tick(t.plusSeconds(71), List.of(p), Optional.of(List.of()));
+    c.tick(t.plusSeconds(71), List.of(p), List.of(), Optional.of(List.of()));
     assertThat(c.violations()).hasSize(1);
-    c.tick(t.plusSeconds(72), List.of(), Optional.of(List.of()));
+    c.tick(t.plusSeconds(72), List.of(), List.of(), Optional.of(List.of()));
     assertThat(c.convergedMs().get(Invariant.BOUND_POD_HAS_ITS_JOB))
         .containsExactly(Duration.ofSeconds(72).toMillis());
     assertThat(c.settled()).isTrue();
@@ -116,7 +208,12 @@ class SoakCheckerTest {
   }
 
   private static List<Invariant> invariants(List<Pod> pods, List<SlurmTruth.Job> jobs) {
-    return SoakChecker.findings(pods, jobs, NS).stream().map(Finding::invariant).toList();
+    return invariants(pods, jobs, List.of());
+  }
+
+  private static List<Invariant> invariants(
+      List<Pod> pods, List<SlurmTruth.Job> jobs, List<SoakChecker.ClaimedGpus> claims) {
+    return SoakChecker.findings(pods, jobs, claims, NS).stream().map(Finding::invariant).toList();
   }
 
   private static Optional<PlaceholderTag> tag(String pod, String uid) {
@@ -131,7 +228,8 @@ class SoakCheckerTest {
         nodes.isEmpty() ? List.of() : io.kse.slurm.HostList.expand(nodes),
         "kse",
         8,
-        tag);
+        tag,
+        Map.of());
   }
 
   private static Pod pod(

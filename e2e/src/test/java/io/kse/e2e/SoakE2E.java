@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +60,12 @@ class SoakE2E extends Scenario {
     checks.scheduleWithFixedDelay(
         () -> {
           try {
-            checker.tick(Instant.now(), pods(), SlurmTruth.read(stack.slurmCluster()));
+            checker.tick(
+                Instant.now(),
+                pods(),
+                SoakChecker.claimedGpus(
+                    kube.resources(ResourceClaim.class).inNamespace(ns).list().getItems()),
+                SlurmTruth.read(stack.slurmCluster()));
             for (String replica : twoReplicas ? E2eStack.REPLICAS : List.of("")) {
               stack.extenderMetrics(replica).ifPresent(m -> verbErrors.sample(replica, m));
             }

@@ -46,7 +46,11 @@ final class SoakSchedule {
     }
   }
 
-  private static final List<String> DEPLOYMENTS = List.of("serving", "gpus-4", "gpus-2", "gpus-1");
+  private static final List<String> DEPLOYMENTS =
+      List.of("serving", "gpus-4", "gpus-2", "gpus-1", "dra-2");
+
+  /** The claim template of the DRA Deployment: its pods get exactly the GPUs Slurm chose. */
+  private static final String TWO_GPUS = "soak-two-gpus";
 
   private final E2eStack stack;
   private final KubernetesClient kube;
@@ -115,6 +119,8 @@ final class SoakSchedule {
       stack.startReplica();
       note("second replica started (kse-scheduler-b, extender b)");
     }
+    DraGpus.publish(kube, stack.gpuNodes());
+    DraGpus.template(kube, ns, TWO_GPUS, 2);
     for (String d : DEPLOYMENTS) {
       kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
     }
@@ -539,9 +545,11 @@ final class SoakSchedule {
           default -> 1;
         };
     Map<String, String> labels = new LinkedHashMap<>(Map.of("app", name));
-    if (name.equals("serving")) {
-      labels.put(SoakChecker.TIER_LABEL, "serving");
+    if (name.equals("serving") || name.equals("dra-2")) {
+      labels.put(SoakChecker.TIER_LABEL, "serving"); // the tier that never shares a GPU
     }
+    var spec =
+        name.equals("dra-2") ? draPodSpec() : Scenario.inferencePodOf(gpus).build().getSpec();
     return new DeploymentBuilder()
         .withNewMetadata()
         .withName(name)
@@ -555,9 +563,30 @@ final class SoakSchedule {
         .withNewMetadata()
         .withLabels(labels)
         .endMetadata()
-        .withSpec(Scenario.inferencePodOf(gpus).build().getSpec())
+        .withSpec(spec)
         .endTemplate()
         .endSpec()
+        .build();
+  }
+
+  /** Two GPUs through a ResourceClaimTemplate (no nvidia.com/gpu): the DRA path. */
+  private static io.fabric8.kubernetes.api.model.PodSpec draPodSpec() {
+    return new io.fabric8.kubernetes.api.model.PodSpecBuilder()
+        .withSchedulerName(SoakChecker.SCHEDULER)
+        .withTerminationGracePeriodSeconds(0L)
+        .addNewResourceClaim()
+        .withName("gpus")
+        .withResourceClaimTemplateName(TWO_GPUS)
+        .endResourceClaim()
+        .addNewContainer()
+        .withName("server")
+        .withImage("registry.example/model-server:1")
+        .withNewResources()
+        .addNewClaim()
+        .withName("gpus")
+        .endClaim()
+        .endResources()
+        .endContainer()
         .build();
   }
 

@@ -1,0 +1,89 @@
+package io.kse.e2e;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the NVIDIA DRA driver would publish for the stack's kwok GPU nodes — a DeviceClass and 8
+ * GPUs per node, device {@code gpu-N} with attribute {@code index: N} — and claim templates asking
+ * for some of them. Shared by the GPU-ownership scenarios and the soak.
+ */
+final class DraGpus {
+  static final String DRIVER = "gpu.nvidia.com";
+  private static final String DEVICE_PREFIX = "gpu-";
+
+  private DraGpus() {}
+
+  /** The DeviceClass and one ResourceSlice per node (server-side apply: idempotent). */
+  static void publish(KubernetesClient kube, List<String> nodes) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: DeviceClass
+            metadata: {name: %s}
+            spec:
+              selectors:
+                - cel: {expression: "device.driver == '%s'"}
+            """
+                .formatted(DRIVER, DRIVER))
+        .serverSideApply();
+    for (String node : nodes) {
+      StringBuilder devices = new StringBuilder();
+      for (int i = 0; i < 8; i++) {
+        devices.append(
+            """
+                - name: %s%d
+                  attributes:
+                    index: {int: %d}
+                    type: {string: gpu}
+                    uuid: {string: GPU-%s-%d}
+            """
+                .formatted(DEVICE_PREFIX, i, i, node, i));
+      }
+      kube.resource(
+              """
+              apiVersion: resource.k8s.io/v1
+              kind: ResourceSlice
+              metadata: {name: e2e-gpus-%s}
+              spec:
+                driver: %s
+                nodeName: %s
+                pool: {name: %s, generation: 1, resourceSliceCount: 1}
+                devices:
+              %s"""
+                  .formatted(node, DRIVER, node, node, devices))
+          .serverSideApply();
+    }
+  }
+
+  /** A ResourceClaimTemplate {@code name} in {@code namespace} asking for {@code count} GPUs. */
+  static void template(KubernetesClient kube, String namespace, String name, int count) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaimTemplate
+            metadata: {name: %s, namespace: %s}
+            spec:
+              spec:
+                devices:
+                  requests:
+                    - name: gpus
+                      exactly: {deviceClassName: %s, allocationMode: ExactCount, count: %d}
+            """
+                .formatted(name, namespace, DRIVER, count))
+        .create();
+  }
+
+  /** The GPU index of a device this driver published, from its name. */
+  static Optional<Integer> index(String device) {
+    if (device == null || !device.startsWith(DEVICE_PREFIX)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Integer.parseInt(device.substring(DEVICE_PREFIX.length())));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+}
