@@ -51,6 +51,20 @@ class PreemptionE2E extends Scenario {
                           assertThat((String) t.toList().get(1))
                               .contains(Long.toString(victim.id()));
                         }));
+    // the budget's charge is kept where a restarted writer finds it (the extender's own RBAC)
+    await("the charge saved in the ledger's ConfigMap")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        kube.configMaps()
+                            .inNamespace("kube-slurm-extender")
+                            .withName("kube-slurm-extender-preemptions")
+                            .get())
+                    .isNotNull()
+                    .extracting(c -> c.getData().get("charges.json"))
+                    .asString()
+                    .contains("\"victimJob\" : " + victim.id()));
   }
 
   /**

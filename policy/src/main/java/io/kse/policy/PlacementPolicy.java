@@ -422,6 +422,13 @@ public final class PlacementPolicy {
     return out;
   }
 
+  /** The longest window of any preemption budget: how far back the ledger must remember. */
+  public Optional<java.time.Duration> longestBudgetWindow() {
+    return policy.preemption().budgets().stream()
+        .map(PreemptionSafety.Budget::window)
+        .max(java.time.Duration::compareTo);
+  }
+
   private static double share(long used, long max) {
     if (max == Integer.MAX_VALUE) {
       return 0; // no limit of this kind

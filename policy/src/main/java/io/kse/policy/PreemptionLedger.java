@@ -3,42 +3,111 @@ package io.kse.policy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How much each tier preempted recently, for preemption budgets. In memory, no clock of its own:
- * callers pass the time. Entries older than the longest window asked about are dropped.
+ * callers pass the time. Entries older than the longest window asked about are dropped. A charge
+ * names its victim, so the same preemption restored from a saved copy and observed again is counted
+ * once.
  */
 public final class PreemptionLedger {
   /** Totals within a window. */
   public record Usage(long gpus, long nodes) {}
 
-  private record Entry(Instant at, long gpus, long nodes) {}
+  /**
+   * One preemption charged to a tier: the victim's GPUs and nodes, when, and which Slurm job it was
+   * ({@code victimJob} 0: not known, never merged with another).
+   */
+  public record Charge(String tier, long gpus, long nodes, Instant at, long victimJob) {}
 
-  private final Map<String, Deque<Entry>> byTier = new HashMap<>();
+  private final Map<String, Deque<Charge>> byTier = new HashMap<>();
+  private final Set<Long> victims = new HashSet<>();
+  private long version;
+
+  /** Grows with every charge added: whether there is anything new to save. */
+  public synchronized long version() {
+    return version;
+  }
 
   /** Records that a placeholder of {@code tier} preempted jobs holding these resources. */
   public synchronized void record(String tier, long gpus, long nodes, Instant at) {
-    byTier.computeIfAbsent(tier, t -> new ArrayDeque<>()).addLast(new Entry(at, gpus, nodes));
+    add(new Charge(tier, gpus, nodes, at, 0));
+  }
+
+  /**
+   * Records that a placeholder of {@code tier} preempted Slurm job {@code victimJob}; false when
+   * that victim is charged already.
+   */
+  public synchronized boolean record(
+      String tier, long gpus, long nodes, Instant at, long victimJob) {
+    return add(new Charge(tier, gpus, nodes, at, victimJob));
+  }
+
+  /** Adds saved charges this ledger does not hold yet (by victim); how many were new. */
+  public synchronized int restore(Collection<Charge> saved) {
+    int added = 0;
+    List<Charge> sorted = new ArrayList<>(saved);
+    sorted.sort(Comparator.comparing(Charge::at));
+    for (Charge c : sorted) {
+      if (add(c)) {
+        added++;
+      }
+    }
+    return added;
+  }
+
+  /** The charges made within {@code keep} before {@code now}, oldest first: what to save. */
+  public synchronized List<Charge> charges(Instant now, Duration keep) {
+    Instant from = now.minus(keep);
+    List<Charge> out = new ArrayList<>();
+    byTier.values().forEach(q -> q.stream().filter(c -> !c.at().isBefore(from)).forEach(out::add));
+    out.sort(Comparator.comparing(Charge::at));
+    return out;
   }
 
   public synchronized Usage usage(String tier, Duration window, Instant now) {
-    Deque<Entry> q = byTier.get(tier);
+    Deque<Charge> q = byTier.get(tier);
     if (q == null) {
       return new Usage(0, 0);
     }
     Instant from = now.minus(window);
     while (!q.isEmpty() && q.peekFirst().at().isBefore(from)) {
-      q.pollFirst();
+      Charge gone = q.pollFirst();
+      victims.remove(gone.victimJob());
     }
     long g = 0;
     long n = 0;
-    for (Entry e : q) {
+    for (Charge e : q) {
       g += e.gpus();
       n += e.nodes();
     }
     return new Usage(g, n);
+  }
+
+  private boolean add(Charge c) {
+    if (c.victimJob() != 0 && !victims.add(c.victimJob())) {
+      return false;
+    }
+    version++;
+    Deque<Charge> q = byTier.computeIfAbsent(c.tier(), t -> new ArrayDeque<>());
+    if (q.isEmpty() || !q.peekLast().at().isAfter(c.at())) {
+      q.addLast(c);
+    } else { // an older charge restored after newer ones: keep the queue in time order
+      List<Charge> all = new ArrayList<>(q);
+      all.add(c);
+      all.sort(Comparator.comparing(Charge::at));
+      q.clear();
+      q.addAll(all);
+    }
+    return true;
   }
 }

@@ -6,6 +6,7 @@ import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.k8s.ClusterIdentity;
+import io.kse.extender.k8s.ConfigMapLedgerStore;
 import io.kse.extender.k8s.FabricPodActions;
 import io.kse.extender.k8s.FabricPodBinder;
 import io.kse.extender.k8s.KubeCallerCheck;
@@ -17,6 +18,7 @@ import io.kse.extender.k8s.PodInformer;
 import io.kse.extender.k8s.WriterLease;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlacementReconciler;
+import io.kse.extender.lifecycle.SavedLedger;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.policy.PreemptionLedger;
 import io.kse.policy.load.PolicyStore;
@@ -101,6 +103,7 @@ public final class ExtenderService implements AutoCloseable {
   private final NodeSync nodeSync;
   private final ExtenderServer routes;
   private final io.kse.slurm.cache.AllocationHints hints;
+  private final SavedLedger savedLedger;
   private volatile Vertx vertx;
   private final AtomicBoolean accepting = new AtomicBoolean(true);
   private final Deque<Step> started = new java.util.concurrent.ConcurrentLinkedDeque<>();
@@ -130,6 +133,13 @@ public final class ExtenderService implements AutoCloseable {
         new io.kse.slurm.cache.AllocationHints(cache, cfg.allocationHint().minGap(), prometheus);
     PlaceholderRegistry registry = new PlaceholderRegistry();
     PreemptionLedger ledger = new PreemptionLedger();
+    this.savedLedger =
+        new SavedLedger(
+            ledger,
+            new ConfigMapLedgerStore(kube, cfg.leaseNamespace(), cfg.leaseName() + "-preemptions"),
+            policy::placement,
+            clock,
+            isWriter);
     // what the alerts watch (manifests/overlays/monitoring/prometheus-rule.yaml)
     metrics.writer(isWriter);
     metrics.oldestPending(
@@ -266,6 +276,17 @@ public final class ExtenderService implements AutoCloseable {
         RECONCILE_PERIOD.toMillis(),
         RECONCILE_PERIOD.toMillis(),
         TimeUnit.MILLISECONDS);
+    // a charge is saved within a second; a restarted writer restores before its first placement
+    housekeeping.scheduleWithFixedDelay(
+        guarded(
+            synced,
+            () -> {
+              savedLedger.tick();
+              return 0;
+            }),
+        1000,
+        1000,
+        TimeUnit.MILLISECONDS);
   }
 
   private void listen() {
@@ -375,13 +396,18 @@ public final class ExtenderService implements AutoCloseable {
 
   /** The writer converges every placement; with leader election, only the Lease holder. */
   private void becomeWriter() {
+    Runnable takeOver =
+        () -> {
+          savedLedger
+              .takeOver(); // the budgets the previous writer spent, before anything is placed
+          reconciler.takeOver();
+        };
     if (!cfg.leaderElection()) {
-      reconciler.takeOver();
+      takeOver.run();
       return;
     }
     WriterLease l =
-        new WriterLease(
-            kube, cfg.leaseNamespace(), cfg.leaseName(), cfg.leaseIdentity(), reconciler::takeOver);
+        new WriterLease(kube, cfg.leaseNamespace(), cfg.leaseName(), cfg.leaseIdentity(), takeOver);
     lease.set(l);
     started.push(new Step("writer-lease", l::close));
   }

@@ -20,6 +20,9 @@ import java.util.function.Predicate;
  * {@code KSE_ALLOCATION_HINT_TOKEN_FILE}: a stranger must not make us poll Slurm.
  */
 public final class AllocationHintRoute {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(AllocationHintRoute.class);
+
   /** Names in one hint's node list, at most: a job on more nodes than this is not ours to care. */
   static final int MAX_NODES = 20_000;
 
@@ -119,6 +122,7 @@ public final class AllocationHintRoute {
               + Untrusted.text(String.valueOf(e.getMessage())));
       return;
     }
+    LOG.debug("allocation_hint slurmJob={} event={} nodes={}", job, event, nodes);
     if (event.equals("end")) {
       ended.ended(Long.parseLong(job), nodes);
     } else {

@@ -77,9 +77,10 @@ final class PreemptionAttribution {
         p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");
     long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
     // every replica charges its own ledger, so budgets hold across a fail-over; only the writer
-    // counts and tells (once, not once per replica)
-    ledger.record(tier, gpus, victim.nodes().size(), clock.instant());
-    if (!mayAct.getAsBoolean()) {
+    // counts and tells (once, not once per replica). A victim charged already (restored from what
+    // the previous writer saved, which told the pod) is not charged or told again.
+    if (!ledger.record(tier, gpus, victim.nodes().size(), clock.instant(), victim.id())
+        || !mayAct.getAsBoolean()) {
       return;
     }
     metrics.preemption(tier, victimTier);

@@ -370,6 +370,7 @@ public final class SlurmStateCache implements AutoCloseable {
     }
     if (endHints.size() < 10_000) { // a flood of ends: the rest is not worth a read
       endHints.put(jobId, new EndHint(List.copyOf(nodes), clock.instant()));
+      LOG.debug("end_hint_kept slurmJob={} nodes={}", jobId, nodes);
     }
   }
 
@@ -653,8 +654,14 @@ public final class SlurmStateCache implements AutoCloseable {
       }
       Optional<SlurmJob> j = client.job(id);
       Instant at = clock.instant();
-      if (j.isEmpty() || owner.tagOf(j.get()).isPresent()) {
-        endHints.remove(id); // gone, or ours after all (the checks follow ours)
+      if (j.isEmpty()) {
+        // slurmctld may not answer for a job it is requeuing at that instant: looked at again
+        // until the hint's time is up, rather than a preemption left unattributed
+        LOG.debug("end_hint_job_not_found slurmJob={}", id);
+        continue;
+      }
+      if (owner.tagOf(j.get()).isPresent()) {
+        endHints.remove(id); // ours after all (the checks follow ours)
         continue;
       }
       SlurmJob after = j.get();

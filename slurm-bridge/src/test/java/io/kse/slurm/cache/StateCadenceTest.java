@@ -243,6 +243,26 @@ class StateCadenceTest {
     assertThat(cache.job(training)).as("other users' jobs are not kept").isEmpty();
   }
 
+  /**
+   * A CI run's preemption went unattributed on 26.05: four placeholders took a node whose training
+   * job Slurm requeued for them, and no Event named it. A read of the victim that finds no job (as
+   * while slurmctld requeues it) no longer drops its end hook: it is read again next pass.
+   */
+  @Test
+  void anEndHookWhoseJobIsNotFoundOnceIsReadAgain() {
+    long training = slurm.addForeignJob("train-3", JobState.RUNNING, List.of("gpu-node-1"));
+    long id = submit("u1");
+    cache.pollOnce();
+    slurm.requeue(training);
+    cache.endedElsewhere(training, List.of("gpu-node-1"));
+    slurm.notFoundOnce(training);
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(changes).noneMatch(c -> c.jobId() == training);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    assertThat(theOneChangeOf(training).after().orElseThrow().restartCount()).isEqualTo(1);
+  }
+
   /** The next pass's report of this job: exactly one change. */
   private JobChange theOneChangeOf(long job) {
     clock.advance(PASS);

@@ -292,10 +292,20 @@ public final class FakeSlurmClient implements SlurmClient {
     lastChange = clock.instant();
   }
 
+  private final java.util.Set<Long> unansweredOnce = new java.util.HashSet<>();
+
+  /** The next read of this job says there is none (slurmctld busy requeuing it, say). */
+  public synchronized void notFoundOnce(long jobId) {
+    unansweredOnce.add(jobId);
+  }
+
   @Override
   public synchronized Optional<SlurmJob> job(long jobId) {
     check();
     jobCalls++;
+    if (unansweredOnce.remove(jobId)) {
+      return Optional.empty();
+    }
     return Optional.ofNullable(jobs.get(jobId));
   }
 
