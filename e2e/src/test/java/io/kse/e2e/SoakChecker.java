@@ -86,6 +86,7 @@ final class SoakChecker {
   private int slurmUnreadable;
   private long boundPodsChecked;
   private long placeholdersChecked;
+  private long claimsChecked;
 
   SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
     this.namespaces = namespaces;
@@ -113,6 +114,7 @@ final class SoakChecker {
       return;
     }
     List<Finding> found = findings(pods, slurm.get(), claims, namespaces);
+    claimsChecked += claims.size();
     boundPodsChecked +=
         pods.stream().filter(p -> ours(p, namespaces) && p.getSpec().getNodeName() != null).count();
     placeholdersChecked +=
@@ -182,6 +184,11 @@ final class SoakChecker {
   /** Bound pods of ours, summed over the checks: that the checker had something to hold. */
   synchronized long boundPodsChecked() {
     return boundPodsChecked;
+  }
+
+  /** Allocated GPU claims reserved for a pod, summed over the checks. */
+  synchronized long claimsChecked() {
+    return claimsChecked;
   }
 
   /** Placeholders of ours in Slurm, summed over the checks. */

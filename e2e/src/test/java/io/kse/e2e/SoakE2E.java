@@ -181,11 +181,13 @@ class SoakE2E extends Scenario {
     r.append(
         String.format(
             "%nChecks: %d, one a second (Slurm unreadable in %d: slurmctld restarting); bound pods"
-                + " checked %d, placeholders checked %d (summed over the checks)%n%n",
+                + " checked %d, placeholders checked %d, allocated GPU claims checked %d (summed"
+                + " over the checks)%n%n",
             checker.ticks(),
             checker.slurmUnreadable(),
             checker.boundPodsChecked(),
-            checker.placeholdersChecked()));
+            checker.placeholdersChecked(),
+            checker.claimsChecked()));
     r.append("## Convergence: how long each finding lasted before it cleared\n\n");
     r.append("| invariant | bound | findings cleared | p50 ms | p95 ms | max ms |\n");
     r.append("| --- | --- | --- | --- | --- | --- |\n");
