@@ -128,6 +128,9 @@ final class SoakSchedule {
     for (String d : DEPLOYMENTS) {
       kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
     }
+    // one DRA pod from the start: a short soak holds GPU claims too, whatever its seed scales
+    kube.apps().deployments().inNamespace(ns).withName("dra-2").scale(1);
+    note("scale dra-2 to 1");
   }
 
   /** Runs actions every 1-4 s until {@code until}, then undoes every pending fault. */
