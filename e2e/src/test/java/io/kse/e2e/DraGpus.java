@@ -1,5 +1,7 @@
 package io.kse.e2e;
 
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Optional;
@@ -73,6 +75,30 @@ final class DraGpus {
             """
                 .formatted(name, namespace, DRIVER, count))
         .create();
+  }
+
+  /**
+   * A pod of our scheduler whose GPUs come only through the claim template {@code template} (no
+   * nvidia.com/gpu): its one container uses the claim {@code gpus}.
+   */
+  static PodSpec podSpec(String template) {
+    return new PodSpecBuilder()
+        .withSchedulerName(Scenario.SCHEDULER)
+        .withTerminationGracePeriodSeconds(0L)
+        .addNewResourceClaim()
+        .withName("gpus")
+        .withResourceClaimTemplateName(template)
+        .endResourceClaim()
+        .addNewContainer()
+        .withName("server")
+        .withImage("registry.example/model-server:1")
+        .withNewResources()
+        .addNewClaim()
+        .withName("gpus")
+        .endClaim()
+        .endResources()
+        .endContainer()
+        .build();
   }
 
   /** The GPU index of a device this driver published, from its name. */

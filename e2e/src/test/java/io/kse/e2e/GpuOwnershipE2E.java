@@ -55,23 +55,7 @@ class GpuOwnershipE2E extends Scenario {
 
   /** A serving pod whose 4 GPUs come through a ResourceClaimTemplate (no nvidia.com/gpu). */
   Pod draPod(String name) {
-    return create(
-        servingPod(name)
-            .editSpec()
-            .addNewResourceClaim()
-            .withName("gpus")
-            .withResourceClaimTemplateName("four-gpus")
-            .endResourceClaim()
-            .addNewContainer()
-            .withName("server")
-            .withImage("registry.example/model-server:1")
-            .withNewResources()
-            .addNewClaim()
-            .withName("gpus")
-            .endClaim()
-            .endResources()
-            .endContainer()
-            .endSpec());
+    return create(servingPod(name).withSpec(DraGpus.podSpec("four-gpus")));
   }
 
   /** The GPU indices a job holds on a node, as Slurm says ({@code gres_detail}). */

@@ -567,7 +567,9 @@ final class SoakSchedule {
       labels.put(SoakChecker.TIER_LABEL, "serving"); // the tier that never shares a GPU
     }
     var spec =
-        name.equals("dra-2") ? draPodSpec() : Scenario.inferencePodOf(gpus).build().getSpec();
+        name.equals("dra-2")
+            ? DraGpus.podSpec(TWO_GPUS)
+            : Scenario.inferencePodOf(gpus).build().getSpec();
     return new DeploymentBuilder()
         .withNewMetadata()
         .withName(name)
@@ -584,27 +586,6 @@ final class SoakSchedule {
         .withSpec(spec)
         .endTemplate()
         .endSpec()
-        .build();
-  }
-
-  /** Two GPUs through a ResourceClaimTemplate (no nvidia.com/gpu): the DRA path. */
-  private static io.fabric8.kubernetes.api.model.PodSpec draPodSpec() {
-    return new io.fabric8.kubernetes.api.model.PodSpecBuilder()
-        .withSchedulerName(SoakChecker.SCHEDULER)
-        .withTerminationGracePeriodSeconds(0L)
-        .addNewResourceClaim()
-        .withName("gpus")
-        .withResourceClaimTemplateName(TWO_GPUS)
-        .endResourceClaim()
-        .addNewContainer()
-        .withName("server")
-        .withImage("registry.example/model-server:1")
-        .withNewResources()
-        .addNewClaim()
-        .withName("gpus")
-        .endClaim()
-        .endResources()
-        .endContainer()
         .build();
   }
 
