@@ -55,9 +55,7 @@ public final class PreemptionLedger {
   /** Adds saved charges this ledger does not hold yet (by victim); how many were new. */
   public synchronized int restore(Collection<Charge> saved) {
     int added = 0;
-    List<Charge> sorted = new ArrayList<>(saved);
-    sorted.sort(Comparator.comparing(Charge::at));
-    for (Charge c : sorted) {
+    for (Charge c : saved) { // add keeps each tier's queue in time order
       if (add(c)) {
         added++;
       }

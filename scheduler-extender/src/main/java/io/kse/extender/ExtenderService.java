@@ -398,8 +398,8 @@ public final class ExtenderService implements AutoCloseable {
   private void becomeWriter() {
     Runnable takeOver =
         () -> {
-          savedLedger
-              .takeOver(); // the budgets the previous writer spent, before anything is placed
+          // the budgets the previous writer spent, before anything is placed
+          savedLedger.takeOver();
           reconciler.takeOver();
         };
     if (!cfg.leaderElection()) {
