@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * as PrologSlurmctld and EpilogSlurmctld says "allocated" when a placeholder starts and "end" when
  * it completes or is cancelled while running, and says nothing for one cancelled while it pends
  * (the extender's own checks must catch that one). A loopback listener stands in for the extender.
+ * Hints lost under load on every version were slurmctld killing the script's process group before
+ * the sender had left it (AllocationHintScriptTest); no version is skipped since.
  */
 class SlurmHooksIT {
   static LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
@@ -29,14 +31,6 @@ class SlurmHooksIT {
 
   @BeforeEach
   void listen() throws Exception {
-    // on 24.11 two of five runs here lost hints (slurmctld's log says it ran the prolog), both
-    // while
-    // the machine ran another whole test suite; a probe and two quiet runs got every hint. Not
-    // understood yet (issue 28's note): skipped there, so CI does not hang on it; 22.05 and 26.05
-    // delivered every hint in every run
-    org.junit.jupiter.api.Assumptions.assumeFalse(
-        "24.11".equals(LocalSlurmCluster.version()),
-        "24.11: hook delivery from the chrooted slurmctld not understood yet");
     cluster.cancelAll();
     listener = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     listener.createContext(
@@ -53,7 +47,7 @@ class SlurmHooksIT {
 
   @AfterEach
   void stop() throws Exception {
-    if (registration != null) { // null when the version was skipped before listening
+    if (registration != null) { // null when listen() failed before writing it
       Files.deleteIfExists(registration);
     }
     if (listener != null) {
@@ -90,12 +84,6 @@ class SlurmHooksIT {
 
   @Test
   void startAndEndAreSaidForPlaceholdersAndNothingForOneCancelledWhilePending() throws Exception {
-    // 26.05: one CI run (2026-11-26, after the whole bridge suite) lost both start hints, as 24.11
-    // did under load; alone it delivers every hint, and the preempted job's end below passed in
-    // that same run. Not understood yet (issue 28's note): skipped there until it is
-    org.junit.jupiter.api.Assumptions.assumeFalse(
-        "26.05".equals(LocalSlurmCluster.version()),
-        "26.05: start hints lost once after the whole suite, not understood yet");
     long completes = sbatch("kse-it-completes", "sleep 1", false);
     long cancelled = sbatch("kse-it-cancelled", "sleep 600", false);
     long pending = sbatch("kse-it-pending", "sleep 600", true);
