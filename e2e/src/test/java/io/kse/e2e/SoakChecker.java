@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -51,7 +52,12 @@ final class SoakChecker {
     /** Never two live placeholders for one placement. */
     ONE_PLACEHOLDER_PER_PLACEMENT(Duration.ofSeconds(5)),
     /** After the schedule ends and the system quiets: every waiting pod says why. */
-    WAITING_POD_SAYS_WHY(Duration.ZERO);
+    WAITING_POD_SAYS_WHY(Duration.ZERO),
+    /**
+     * At the end: every job Slurm preempted for a placeholder of ours that then took one of its
+     * nodes (slurmctld.log, squeue) is charged to a tier's budget, once; nothing else is charged.
+     */
+    PREEMPTIONS_CHARGED_ONCE(Duration.ZERO);
 
     final Duration bound;
 
@@ -70,6 +76,12 @@ final class SoakChecker {
   /** The GPU indices a ResourceClaim's allocation gives the pod it is reserved for. */
   record ClaimedGpus(String podUid, String claim, List<Integer> indices) {}
 
+  /**
+   * The extender charged job {@code victim} to a budget: {@code by} a pod's PreemptedSlurmJob Event
+   * ({@code event <pod>}), or {@code ledger} in the saved preemption ledger.
+   */
+  record Charge(long victim, String by) {}
+
   /** A finding that outlived its bound. */
   record Violation(Finding finding, Instant firstSeen, Instant at, List<String> recentActions) {}
 
@@ -87,6 +99,12 @@ final class SoakChecker {
   private long boundPodsChecked;
   private long placeholdersChecked;
   private long claimsChecked;
+  private final JobRuns runs = new JobRuns();
+  private final Set<Long> placeholderIds = new HashSet<>();
+  private final Set<Charge> charges = new HashSet<>();
+  private int preemptionsTaken;
+  private int preemptionsElsewhere;
+  private int preemptionsUnseen;
 
   SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
     this.namespaces = namespaces;
@@ -113,6 +131,10 @@ final class SoakChecker {
       slurmUnreadable++;
       return;
     }
+    runs.observe(now, slurm.get());
+    slurm.get().stream()
+        .filter(j -> j.tag().filter(t -> namespaces.contains(t.namespace())).isPresent())
+        .forEach(j -> placeholderIds.add(j.id()));
     List<Finding> found = findings(pods, slurm.get(), claims, namespaces);
     claimsChecked += claims.size();
     boundPodsChecked +=
@@ -161,6 +183,117 @@ final class SoakChecker {
     for (Finding f : silentWaitingPods(pods, namespaces)) {
       violations.add(new Violation(f, now, now, recentActions.get()));
     }
+  }
+
+  /** Charges seen so far (Events expire after an hour, old ledger entries are pruned: add up). */
+  synchronized void charged(java.util.Collection<Charge> seen) {
+    charges.addAll(seen);
+  }
+
+  /**
+   * The ledger against Slurm's own record of what it preempted, once, at the end: each job Slurm
+   * preempted for a placeholder of ours whose run then shared one of its nodes is charged, by one
+   * pod; a charged job is one Slurm preempted for a placeholder of ours. A preemption whose two
+   * runs the checker never saw (Slurm unreadable then, or a run shorter than a check) is counted,
+   * not judged.
+   */
+  synchronized void ledgerCheck(Instant now, List<SlurmPreemptions.Preemption> slurm) {
+    for (Finding f : ledgerFindings(slurm, runs, placeholderIds, charges)) {
+      violations.add(new Violation(f, now, now, recentActions.get()));
+    }
+    for (SlurmPreemptions.Preemption p : slurm) {
+      if (!placeholderIds.contains(p.preemptor())) {
+        continue;
+      }
+      if (runs.before(p.victim(), p.at()).isEmpty()
+          || runs.after(p.preemptor(), p.at()).isEmpty()) {
+        preemptionsUnseen++;
+      } else if (tookItsNode(p, runs).isPresent()) {
+        preemptionsTaken++;
+      } else {
+        preemptionsElsewhere++;
+      }
+    }
+  }
+
+  /** What the ledger check found in Slurm's record of preemptions for our placeholders. */
+  synchronized String preemptionsJudged() {
+    return String.format(
+        "%d whose node the placeholder then took (each must be charged), %d whose placeholder ran"
+            + " elsewhere (Slurm preempts for a pending job, then may place it on another node),"
+            + " %d whose runs the checker did not see",
+        preemptionsTaken, preemptionsElsewhere, preemptionsUnseen);
+  }
+
+  static List<Finding> ledgerFindings(
+      List<SlurmPreemptions.Preemption> slurm,
+      JobRuns runs,
+      Set<Long> placeholders,
+      Set<Charge> charges) {
+    List<Finding> out = new ArrayList<>();
+    Map<Long, Set<String>> chargedBy = new TreeMap<>();
+    charges.forEach(c -> chargedBy.computeIfAbsent(c.victim(), k -> new TreeSet<>()).add(c.by()));
+    Set<Long> preemptedForUs = new HashSet<>();
+    for (SlurmPreemptions.Preemption p : slurm) {
+      if (!placeholders.contains(p.preemptor())) {
+        continue; // another job's preemption (a critical job taking a placeholder's node)
+      }
+      preemptedForUs.add(p.victim());
+      Optional<List<String>> shared = tookItsNode(p, runs);
+      if (shared.isPresent() && !chargedBy.containsKey(p.victim())) {
+        out.add(
+            new Finding(
+                Invariant.PREEMPTIONS_CHARGED_ONCE,
+                "victim " + p.victim(),
+                "Slurm preempted job "
+                    + p.victim()
+                    + " for placeholder "
+                    + p.preemptor()
+                    + " at "
+                    + p.at()
+                    + ", which then ran on its node(s) "
+                    + shared.get()
+                    + ": never charged"));
+      }
+    }
+    chargedBy.forEach(
+        (victim, by) -> {
+          if (!preemptedForUs.contains(victim)) {
+            out.add(
+                new Finding(
+                    Invariant.PREEMPTIONS_CHARGED_ONCE,
+                    "victim " + victim,
+                    "job "
+                        + victim
+                        + " charged ("
+                        + by
+                        + "), yet Slurm never preempted it for a placeholder of ours"));
+          }
+          long pods = by.stream().filter(b -> b.startsWith("event ")).count();
+          if (pods > 1) {
+            out.add(
+                new Finding(
+                    Invariant.PREEMPTIONS_CHARGED_ONCE,
+                    "victim " + victim,
+                    "job " + victim + " charged to " + pods + " pods: " + by));
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The victim's nodes the preemptor then ran on; empty when they share none, or when the checker
+   * missed either run.
+   */
+  private static Optional<List<String>> tookItsNode(SlurmPreemptions.Preemption p, JobRuns runs) {
+    Optional<JobRuns.Run> lost = runs.before(p.victim(), p.at());
+    Optional<JobRuns.Run> took = runs.after(p.preemptor(), p.at());
+    if (lost.isEmpty() || took.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> shared = new ArrayList<>(took.get().nodes());
+    shared.retainAll(lost.get().nodes());
+    return shared.isEmpty() ? Optional.empty() : Optional.of(shared);
   }
 
   synchronized List<Violation> violations() {

@@ -216,6 +216,78 @@ class SoakCheckerTest {
     return SoakChecker.findings(pods, jobs, claims, NS).stream().map(Finding::invariant).toList();
   }
 
+  @Test
+  void slurmctldsPreemptionLinesAreReadWithTheirTimes() {
+    String log =
+        "[2026-11-26T10:00:01.250] sched: Allocate JobId=55 NodeList=gpu-node-3\n"
+            + "[2026-11-26T10:00:01.100] preempted JobId=47 has been requeued to reclaim resources"
+            + " for JobId=55\n"
+            + "[2026-11-26T10:00:02.000] preempted JobId=9 has been killed to reclaim resources for"
+            + " JobId=56\n"
+            + "[2026-11-26T10:00:03.000] debug:  setting 30 sec preemption grace time for JobId=8"
+            + " to reclaim resources for JobId=57\n";
+    assertThat(SlurmPreemptions.parse(log, java.time.ZoneOffset.UTC))
+        .containsExactly(
+            new SlurmPreemptions.Preemption(47, 55, Instant.parse("2026-11-26T10:00:01.100Z")),
+            new SlurmPreemptions.Preemption(9, 56, Instant.parse("2026-11-26T10:00:02Z")));
+  }
+
+  @Test
+  void aVictimWhoseNodeOurPlaceholderTookMustBeChargedOnceAndNothingElse() {
+    Instant t0 = Instant.parse("2026-11-26T10:00:00Z");
+    JobRuns runs = new JobRuns();
+    // training 47 runs on node 3, and 48 on node 4; 47 is preempted at t0+2.5 s for placeholder
+    // 55, which runs on node 3 from t0+3 s; 48 is requeued by hand, and placeholder 56 then starts
+    // on its node
+    runs.observe(t0, List.of(job(47, "RUNNING", "gpu-node-3", Optional.empty())));
+    runs.observe(
+        t0.plusSeconds(2),
+        List.of(
+            job(47, "RUNNING", "gpu-node-3", Optional.empty()),
+            job(48, "RUNNING", "gpu-node-4", Optional.empty())));
+    runs.observe(
+        t0.plusSeconds(3),
+        List.of(
+            job(55, "RUNNING", "gpu-node-3", tag("a", "u1")),
+            job(56, "RUNNING", "gpu-node-4", tag("b", "u2"))));
+    var preempted = List.of(new SlurmPreemptions.Preemption(47, 55, t0.plusMillis(2_500)));
+    Set<Long> ours = Set.of(55L, 56L);
+    assertThat(SoakChecker.ledgerFindings(preempted, runs, ours, Set.of()))
+        .extracting(Finding::evidence)
+        .singleElement()
+        .asString()
+        .contains("job 47 for placeholder 55", "[gpu-node-3]", "never charged");
+    assertThat(
+            SoakChecker.ledgerFindings(
+                preempted, runs, ours, Set.of(new SoakChecker.Charge(47, "event a"))))
+        .isEmpty();
+    assertThat(
+            SoakChecker.ledgerFindings(
+                preempted,
+                runs,
+                ours,
+                Set.of(
+                    new SoakChecker.Charge(47, "event a"), new SoakChecker.Charge(47, "event b"))))
+        .extracting(Finding::evidence)
+        .singleElement()
+        .asString()
+        .contains("charged to 2 pods");
+    // 48 was requeued by hand: charging it is charging training the budget never took
+    assertThat(
+            SoakChecker.ledgerFindings(
+                preempted,
+                runs,
+                ours,
+                Set.of(new SoakChecker.Charge(47, "ledger"), new SoakChecker.Charge(48, "ledger"))))
+        .extracting(Finding::evidence)
+        .singleElement()
+        .asString()
+        .contains("job 48 charged", "never preempted it");
+    // a victim whose placeholder ran elsewhere may go uncharged
+    var elsewhere = List.of(new SlurmPreemptions.Preemption(48, 55, t0.plusMillis(2_500)));
+    assertThat(SoakChecker.ledgerFindings(elsewhere, runs, ours, Set.of())).isEmpty();
+  }
+
   private static Optional<PlaceholderTag> tag(String pod, String uid) {
     return Optional.of(new PlaceholderTag("soak", pod, uid));
   }

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
@@ -51,15 +55,21 @@ class SoakE2E extends Scenario {
       logsFrom.put(f, Files.exists(f) ? Files.size(f) : 0);
     }
     Instant began = Instant.now();
+    Path slurmctldLog = Path.of(stack.slurmCluster().env("KSE_LAB_DIR"), "log", "slurmctld.log");
+    long slurmctldLogFrom = SlurmPreemptions.end(slurmctldLog);
     System.out.printf(
         "[soak] seed %d, %.1f minutes, %d extender replica(s)%n",
         seed, minutes, twoReplicas ? 2 : 1);
 
     VerbErrors verbErrors = new VerbErrors();
     ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor();
+    int[] tick = {0};
     checks.scheduleWithFixedDelay(
         () -> {
           try {
+            if (tick[0]++ % 10 == 0) {
+              checker.charged(chargesSince(began)); // Events live an hour: gather them as we go
+            }
             checker.tick(
                 Instant.now(),
                 pods(),
@@ -97,6 +107,8 @@ class SoakE2E extends Scenario {
       checks.shutdown();
       checks.awaitTermination(30, TimeUnit.SECONDS);
       checker.finalCheck(Instant.now(), pods());
+      checker.charged(chargesSince(began));
+      checker.ledgerCheck(Instant.now(), SlurmPreemptions.since(slurmctldLog, slurmctldLogFrom));
       List<String> errors = new ArrayList<>();
       for (Map.Entry<Path, Long> log : logsFrom.entrySet()) {
         errors.addAll(errorsLogged(log.getKey(), log.getValue()));
@@ -120,6 +132,41 @@ class SoakE2E extends Scenario {
       schedule[0].cancelJobs();
       schedule[0].tearDown();
     }
+  }
+
+  /**
+   * The preemptions the extender charged since {@code since}: each PreemptedSlurmJob Event of the
+   * namespace (by pod), and each charge the writer saved in the preemption ledger's ConfigMap.
+   */
+  private List<SoakChecker.Charge> chargesSince(Instant since) {
+    List<SoakChecker.Charge> out = new ArrayList<>();
+    for (Event e : kube.v1().events().inNamespace(ns).list().getItems()) {
+      if ("PreemptedSlurmJob".equals(e.getReason())) {
+        out.add(
+            new SoakChecker.Charge(
+                PreemptionE2E.victimOf(e.getMessage()),
+                "event " + e.getInvolvedObject().getName()));
+      }
+    }
+    ConfigMap saved =
+        kube.configMaps()
+            .inNamespace("kube-slurm-extender")
+            .withName("kube-slurm-extender-preemptions")
+            .get();
+    String json =
+        saved == null || saved.getData() == null ? null : saved.getData().get("charges.json");
+    if (json != null) {
+      try {
+        for (JsonNode c : new ObjectMapper().readTree(json)) {
+          if (!Instant.parse(c.get("at").asText()).isBefore(since)) {
+            out.add(new SoakChecker.Charge(c.get("victimJob").asLong(), "ledger"));
+          }
+        }
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return out;
   }
 
   private List<Pod> pods() {
@@ -188,6 +235,10 @@ class SoakE2E extends Scenario {
             checker.boundPodsChecked(),
             checker.placeholdersChecked(),
             checker.claimsChecked()));
+    r.append(
+        String.format(
+            "Preemptions Slurm recorded for our placeholders (slurmctld.log): %s%n%n",
+            checker.preemptionsJudged()));
     r.append("## Convergence: how long each finding lasted before it cleared\n\n");
     r.append("| invariant | bound | findings cleared | p50 ms | p95 ms | max ms |\n");
     r.append("| --- | --- | --- | --- | --- | --- |\n");
