@@ -43,12 +43,21 @@ class PlacementE2E extends Scenario {
     assertThat(job.gpusPerNode()).isEqualTo(4);
     assertThat(bound.getMetadata().getAnnotations())
         .containsEntry("kse.io/slurm-job", Long.toString(job.id()));
+    // bound within KSE_EVENT_QUIET_MS of its submission: one Event says all three steps
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
             () ->
-                assertThat(eventReasons("llm-0"))
-                    .contains("SlurmJobSubmitted", "AllocatedBySlurm", "BoundToSlurmNode"));
+                assertThat(events("llm-0"))
+                    .filteredOn(e -> e.getReason().equals("BoundToSlurmNode"))
+                    .singleElement()
+                    .extracting(e -> e.getMessage())
+                    .asString()
+                    .contains(
+                        "bound to " + bound.getSpec().getNodeName(),
+                        "placeholder submitted as Slurm job " + job.id(),
+                        "Slurm job " + job.id() + " allocated node"));
+    assertThat(eventReasons("llm-0")).doesNotContain("SlurmJobSubmitted", "AllocatedBySlurm");
 
     // the decision record explains the same placement
     HttpResponse<String> explain =

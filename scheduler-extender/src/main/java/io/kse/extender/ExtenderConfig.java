@@ -40,6 +40,7 @@ public record ExtenderConfig(
     Optional<String> scontrolConf,
     Duration pdbOverride,
     Duration groupIncompleteWait,
+    Duration eventQuiet,
     boolean podGroups,
     Optional<String> clusterId,
     Dra dra,
@@ -237,6 +238,15 @@ public record ExtenderConfig(
           60_000,
           0,
           86_400_000);
+  static final Setting<Duration> EVENT_QUIET =
+      Setting.millis(
+          "KSE_EVENT_QUIET_MS",
+          "how long a pod's SlurmJobSubmitted and AllocatedBySlurm Events are held: a pod bound"
+              + " within it gets one BoundToSlurmNode Event saying all three (each Event is an API"
+              + " write); 0 posts each at once",
+          5_000,
+          0,
+          600_000);
   static final Setting<Duration> GROUP_INCOMPLETE_WAIT =
       Setting.millis(
           "KSE_GROUP_INCOMPLETE_WAIT_MS",
@@ -322,6 +332,7 @@ public record ExtenderConfig(
           LEASE_NAME,
           DRAIN_VIA,
           PDB_OVERRIDE,
+          EVENT_QUIET,
           ALLOCATION_HINT_TOKEN,
           ALLOCATION_HINT_MIN_GAP,
           GROUP_INCOMPLETE_WAIT,
@@ -460,6 +471,7 @@ public record ExtenderConfig(
             scontrolConf,
             PDB_OVERRIDE.read(r),
             GROUP_INCOMPLETE_WAIT.read(r),
+            EVENT_QUIET.read(r),
             POD_GROUPS.read(r),
             clusterId,
             new Dra(

@@ -15,6 +15,7 @@ import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.NodeSync;
 import io.kse.extender.k8s.PodGroupInformer;
 import io.kse.extender.k8s.PodInformer;
+import io.kse.extender.k8s.QuietEvents;
 import io.kse.extender.k8s.WriterLease;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlacementReconciler;
@@ -88,7 +89,11 @@ public final class ExtenderService implements AutoCloseable {
   private final PodGroupInformer podGroups;
   private final ClusterIdentity cluster;
   private final NodeNames nodeNames = new NodeNames();
-  private final FabricPodActions actions;
+  private final FabricPodActions kubeActions;
+
+  /** What every component uses: the API's actions, with Events said once ({@link QuietEvents}). */
+  private final QuietEvents actions;
+
   private final ExecutorService workers;
   private final ExecutorService passes =
       Executors.newSingleThreadExecutor(DaemonThreads.named("kse-reconcile"));
@@ -124,7 +129,8 @@ public final class ExtenderService implements AutoCloseable {
     this.kubeNodes = new NodeInformer(kube);
     this.podGroups = new PodGroupInformer(kube);
     this.cluster = ClusterIdentity.unresolved(cfg.clusterId());
-    this.actions = new FabricPodActions(kube, clock);
+    this.kubeActions = new FabricPodActions(kube, clock);
+    this.actions = new QuietEvents(kubeActions, clock, cfg.eventQuiet());
     this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     this.isWriter =
         cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
@@ -228,7 +234,14 @@ public final class ExtenderService implements AutoCloseable {
       step("slurm-client", () -> {}, slurm::close);
       step("slurm-cache", () -> {}, cache::close);
       step("allocation-hints", () -> {}, hints::close);
-      step("pod-actions", () -> {}, actions::close); // closed after the workers that use them
+      // closed after the workers that use them; what is held is said first
+      step(
+          "pod-actions",
+          () -> {},
+          () -> {
+            actions.flushAll();
+            kubeActions.close();
+          });
       step("pod-informer", () -> {}, pods::close);
       step("workers", () -> {}, () -> drain(workers));
       step("node-informer", () -> {}, kubeNodes::close);
@@ -275,6 +288,18 @@ public final class ExtenderService implements AutoCloseable {
         guarded(synced, reconciler::reconcileAll),
         RECONCILE_PERIOD.toMillis(),
         RECONCILE_PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
+    // held Events are said when their quiet period is over (a pod that waits hears each step)
+    housekeeping.scheduleWithFixedDelay(
+        () -> {
+          try {
+            actions.flush();
+          } catch (RuntimeException e) {
+            LOG.warn("event_flush_failed error={}", e.toString());
+          }
+        },
+        1000,
+        1000,
         TimeUnit.MILLISECONDS);
     // a charge is saved within a second; a restarted writer restores before its first placement
     housekeeping.scheduleWithFixedDelay(

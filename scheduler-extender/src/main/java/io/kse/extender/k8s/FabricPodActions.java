@@ -64,7 +64,12 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
 
   @Override
   public void event(PodRef pod, EventReason reason, String message) {
-    events.execute(() -> post(pod, reason.warning(), reason.reason(), message));
+    event(pod, reason, message, clock.instant());
+  }
+
+  @Override
+  public void event(PodRef pod, EventReason reason, String message, java.time.Instant at) {
+    events.execute(() -> post(pod, reason.warning(), reason.reason(), message, at));
   }
 
   /** Posts what is queued (up to a few seconds), then stops. */
@@ -79,10 +84,10 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
     evictions.close();
   }
 
-  private void post(PodRef pod, boolean warning, String reason, String message) {
+  private void post(
+      PodRef pod, boolean warning, String reason, String message, java.time.Instant at) {
     String now =
-        DateTimeFormatter.ISO_INSTANT.format(
-            clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     try {
       client
           .v1()

@@ -6,6 +6,13 @@ public interface PodActions {
   void event(PodRef pod, EventReason reason, String message);
 
   /**
+   * The same, for something that happened at {@code at} and is said later ({@link QuietEvents}).
+   */
+  default void event(PodRef pod, EventReason reason, String message, java.time.Instant at) {
+    event(pod, reason, message);
+  }
+
+  /**
    * Nudges kube-scheduler to schedule the pod now on {@code node}: records the job and node in
    * annotations (a pod update, which also requeues a pod an extender rejected), nominates the node
    * ({@code nominatedNodeName}: kube-scheduler tries that node alone first), sets the {@value
