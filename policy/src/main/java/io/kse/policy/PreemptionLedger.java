@@ -52,11 +52,16 @@ public final class PreemptionLedger {
     return add(new Charge(tier, gpus, nodes, at, victimJob));
   }
 
-  /** Adds saved charges this ledger does not hold yet (by victim); how many were new. */
+  /**
+   * Adds saved charges this ledger does not hold yet (by victim; one without a victim when no equal
+   * one is held), so restoring the same copy twice adds nothing; how many were new.
+   */
   public synchronized int restore(Collection<Charge> saved) {
     int added = 0;
     for (Charge c : saved) { // add keeps each tier's queue in time order
-      if (add(c)) {
+      boolean held =
+          c.victimJob() == 0 && byTier.getOrDefault(c.tier(), new ArrayDeque<>()).contains(c);
+      if (!held && add(c)) {
         added++;
       }
     }

@@ -47,11 +47,15 @@ class PreemptionLedgerTest {
   }
 
   @Test
-  void chargesWithoutAVictimAreNeverMerged() {
+  void chargesWithoutAVictimAreKeptApartYetARestoredCopyOfOneIsNotAddedAgain() {
     PreemptionLedger l = new PreemptionLedger();
     l.record("inference", 8, 1, NOW);
     l.record("inference", 8, 1, NOW);
+    assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(16, 2));
+    // replicas read the saved copy every few seconds: an equal charge is the one already held
     l.restore(List.of(new Charge("inference", 8, 1, NOW, 0)));
-    assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(24, 3));
+    assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(16, 2));
+    l.restore(List.of(new Charge("inference", 4, 1, NOW, 0)));
+    assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(20, 3));
   }
 }

@@ -144,8 +144,7 @@ public final class ExtenderService implements AutoCloseable {
             ledger,
             new ConfigMapLedgerStore(kube, cfg.leaseNamespace(), cfg.leaseName() + "-preemptions"),
             policy::placement,
-            clock,
-            isWriter);
+            clock);
     // what the alerts watch (manifests/overlays/monitoring/prometheus-rule.yaml)
     metrics.writer(isWriter);
     metrics.oldestPending(

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kse.extender.log.Untrusted;
 import io.kse.policy.PreemptionLedger.Charge;
 import java.io.IOException;
@@ -14,13 +15,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The charges as JSON in one ConfigMap beside the writer Lease ({@code <lease>-preemptions}),
- * written with server-side apply by the writer only. An entry that cannot be read is skipped and
- * said, never fatal: a budget is a safety limit, not state whose loss stops placements.
+ * written by every replica, each write conditional on the version it read (optimistic concurrency).
+ * An entry that cannot be read is skipped and said, never fatal: a budget is a safety limit, not
+ * state whose loss stops placements.
  */
 public final class ConfigMapLedgerStore implements LedgerStore {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigMapLedgerStore.class);
@@ -38,26 +41,43 @@ public final class ConfigMapLedgerStore implements LedgerStore {
   }
 
   @Override
-  public List<Charge> load() {
+  public Saved load() {
     ConfigMap cm = kube.configMaps().inNamespace(namespace).withName(name).get();
-    if (cm == null || cm.getData() == null || cm.getData().get(KEY) == null) {
-      return List.of();
+    if (cm == null) {
+      return new Saved(List.of(), Optional.empty());
     }
-    return parse(cm.getData().get(KEY), namespace + "/" + name);
+    String text = cm.getData() == null ? null : cm.getData().get(KEY);
+    return new Saved(
+        text == null ? List.of() : parse(text, namespace + "/" + name),
+        Optional.of(cm.getMetadata().getResourceVersion()));
   }
 
   @Override
-  public void save(List<Charge> charges) {
+  public boolean save(List<Charge> charges, Optional<String> version) {
     ConfigMap cm =
         new ConfigMapBuilder()
             .withNewMetadata()
             .withName(name)
             .withNamespace(namespace)
+            .withResourceVersion(version.orElse(null))
             .withLabels(Map.of("app.kubernetes.io/name", "kube-slurm-extender"))
             .endMetadata()
             .withData(Map.of(KEY, render(charges)))
             .build();
-    kube.configMaps().inNamespace(namespace).resource(cm).forceConflicts().serverSideApply();
+    try {
+      var target = kube.configMaps().inNamespace(namespace).resource(cm);
+      if (version.isPresent()) {
+        target.update(); // 409 when another replica wrote since our read
+      } else {
+        target.create(); // 409 when another replica created it since our read
+      }
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   static String render(List<Charge> charges) {

@@ -6,19 +6,21 @@ import io.kse.policy.PreemptionLedger;
 import io.kse.policy.PreemptionLedger.Charge;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The preemption budgets' memory across restarts and fail-overs. Every replica charges its own
- * ledger as it observes preemptions; the writer also keeps it in a {@link LedgerStore}: when it
- * becomes the writer it first adds what was saved (the previous writer's charges, each victim
- * once), and from then on saves whenever it charged something. It never saves before that restore
- * succeeded, so a writer that could not read the saved charges never overwrites them; placements go
- * on meanwhile with the charges this replica saw itself.
+ * ledger as it observes preemptions, and every replica keeps the {@link LedgerStore} the union of
+ * what all of them saw: it reads what is saved, adds it to its own ledger (each victim once), and
+ * writes back what the store lacks, conditional on the version it read. So a preemption one replica
+ * saw while another was down (a writer restarting within its Lease) is in the budget of whichever
+ * becomes the writer. It never writes what it has not merged with a fresh read, so what could not
+ * be read is never overwritten; placements go on meanwhile with the charges this replica saw.
  */
 public final class SavedLedger {
   private static final Logger LOG = LoggerFactory.getLogger(SavedLedger.class);
@@ -26,84 +28,83 @@ public final class SavedLedger {
   /** How far back to save when the policy has no budget (one may be added later). */
   static final Duration KEEP_WITHOUT_BUDGET = Duration.ofHours(1);
 
+  /** How often what other replicas saved is read when this one charged nothing. */
+  static final Duration REREAD = Duration.ofSeconds(10);
+
+  /** Reads and writes per sync when other replicas keep writing in between. */
+  private static final int ATTEMPTS = 3;
+
   private final PreemptionLedger ledger;
   private final LedgerStore store;
   private final Supplier<PlacementPolicy> policy;
   private final Clock clock;
-  private final BooleanSupplier isWriter;
 
-  private boolean restored;
-  private long savedVersion; // 0: an empty ledger, nothing to save
+  private long syncedVersion = -1; // the ledger's version when it last matched the store
+  private Instant lastRead = Instant.MIN;
   private boolean failing;
 
   public SavedLedger(
-      PreemptionLedger ledger,
-      LedgerStore store,
-      Supplier<PlacementPolicy> policy,
-      Clock clock,
-      BooleanSupplier isWriter) {
+      PreemptionLedger ledger, LedgerStore store, Supplier<PlacementPolicy> policy, Clock clock) {
     this.ledger = ledger;
     this.store = store;
     this.policy = policy;
     this.clock = clock;
-    this.isWriter = isWriter;
   }
 
-  /** This replica just became the writer: restore now, whatever an earlier term did. */
+  /** This replica just became the writer: read what the others saved now, before placing. */
   public synchronized void takeOver() {
-    restored = false;
+    lastRead = Instant.MIN;
     tick();
   }
 
-  /** Restores once per writer term, then saves what changed (housekeeping, every second). */
+  /** Syncs with the store when this replica charged something or {@link #REREAD} passed. */
   public synchronized void tick() {
-    if (!isWriter.getAsBoolean()) {
-      restored = false; // the next term restores again: another writer may have charged meanwhile
+    Instant now = clock.instant();
+    if (ledger.version() == syncedVersion && now.isBefore(lastRead.plus(REREAD))) {
       return;
     }
-    if (!restored && !restore()) {
-      return;
-    }
-    long v = ledger.version();
-    if (v != savedVersion) {
-      save(v);
+    try {
+      for (int i = 0; i < ATTEMPTS; i++) {
+        if (sync(now)) {
+          failing = false;
+          return;
+        }
+      }
+      LOG.debug("preemption_ledger_contended attempts={}", ATTEMPTS); // the next tick tries again
+    } catch (RuntimeException e) {
+      failed(e);
     }
   }
 
-  private boolean restore() {
-    try {
-      List<Charge> saved = store.load();
-      int added = ledger.restore(saved);
-      restored = true;
-      failing = false;
-      LOG.info("preemption_ledger_restored saved={} added={}", saved.size(), added);
+  /** One read, merge and (if the store lacks something) write; false when a write lost a race. */
+  private boolean sync(Instant now) {
+    LedgerStore.Saved saved = store.load();
+    lastRead = now;
+    int added = ledger.restore(saved.charges());
+    if (added > 0) {
+      LOG.info("preemption_ledger_restored saved={} added={}", saved.charges().size(), added);
+    }
+    Duration keep = policy.get().longestBudgetWindow().orElse(KEEP_WITHOUT_BUDGET);
+    long version = ledger.version(); // before the copy: a charge made meanwhile syncs next tick
+    List<Charge> mine = ledger.charges(now, keep);
+    if (new HashSet<>(saved.charges()).containsAll(mine)) {
+      syncedVersion = version; // nothing to add: old entries go with the next write
       return true;
-    } catch (RuntimeException e) {
-      failed("restore", e);
+    }
+    if (!store.save(mine, saved.version())) {
       return false;
     }
-  }
-
-  private void save(long version) {
-    Duration keep = policy.get().longestBudgetWindow().orElse(KEEP_WITHOUT_BUDGET);
-    List<Charge> charges = ledger.charges(clock.instant(), keep);
-    try {
-      store.save(charges);
-      savedVersion = version;
-      failing = false;
-      LOG.debug("preemption_ledger_saved charges={}", charges.size());
-    } catch (RuntimeException e) {
-      failed("save", e);
-    }
+    syncedVersion = version;
+    LOG.debug("preemption_ledger_saved charges={}", mine.size());
+    return true;
   }
 
   /** Said once per streak of failures (retried every tick), not once a second. */
-  private void failed(String what, RuntimeException e) {
+  private void failed(RuntimeException e) {
     if (!failing) {
       LOG.warn(
-          "preemption_ledger_{}_failed error=\"{}\" (budgets count this replica's own"
+          "preemption_ledger_sync_failed error=\"{}\" (budgets count this replica's own"
               + " observations until it works; retried)",
-          what,
           io.kse.extender.log.Untrusted.text(String.valueOf(e.getMessage())));
     }
     failing = true;
