@@ -237,8 +237,8 @@ class SoakCheckerTest {
     Instant t0 = Instant.parse("2026-11-26T10:00:00Z");
     JobRuns runs = new JobRuns();
     // training 47 runs on node 3, and 48 on node 4; 47 is preempted at t0+2.5 s for placeholder
-    // 55, which runs on node 3 from t0+3 s; 48 is requeued by hand, and placeholder 56 then starts
-    // on its node
+    // 55, which runs on node 3 from t0+3 s; 48 loses its node otherwise (a higher partition's job,
+    // a requeue), and placeholder 56 then starts on it
     runs.observe(t0, List.of(job(47, "RUNNING", "gpu-node-3", Optional.empty())));
     runs.observe(
         t0.plusSeconds(2),
@@ -252,14 +252,14 @@ class SoakCheckerTest {
             job(56, "RUNNING", "gpu-node-4", tag("b", "u2"))));
     var preempted = List.of(new SlurmPreemptions.Preemption(47, 55, t0.plusMillis(2_500)));
     Set<Long> ours = Set.of(55L, 56L);
-    assertThat(SoakChecker.ledgerFindings(preempted, runs, ours, Set.of()))
+    assertThat(SoakChecker.ledgerFindings(preempted, runs, ours, Set.of(), Set.of()))
         .extracting(Finding::evidence)
         .singleElement()
         .asString()
         .contains("job 47 for placeholder 55", "[gpu-node-3]", "never charged");
     assertThat(
             SoakChecker.ledgerFindings(
-                preempted, runs, ours, Set.of(new SoakChecker.Charge(47, "event a"))))
+                preempted, runs, ours, Set.of(new SoakChecker.Charge(47, "event a")), Set.of()))
         .isEmpty();
     assertThat(
             SoakChecker.ledgerFindings(
@@ -267,25 +267,36 @@ class SoakCheckerTest {
                 runs,
                 ours,
                 Set.of(
-                    new SoakChecker.Charge(47, "event a"), new SoakChecker.Charge(47, "event b"))))
+                    new SoakChecker.Charge(47, "event a"), new SoakChecker.Charge(47, "event b")),
+                Set.of()))
         .extracting(Finding::evidence)
         .singleElement()
         .asString()
         .contains("charged to 2 pods");
-    // 48 was requeued by hand: charging it is charging training the budget never took
+    // 48 lost its node some other way: charging it is charging training the budget never took
     assertThat(
             SoakChecker.ledgerFindings(
                 preempted,
                 runs,
                 ours,
-                Set.of(new SoakChecker.Charge(47, "ledger"), new SoakChecker.Charge(48, "ledger"))))
+                Set.of(new SoakChecker.Charge(47, "ledger"), new SoakChecker.Charge(48, "ledger")),
+                Set.of()))
         .extracting(Finding::evidence)
         .singleElement()
         .asString()
         .contains("job 48 charged", "never preempted it");
+    assertThat(
+            SoakChecker.ledgerFindings(
+                preempted,
+                runs,
+                ours,
+                Set.of(new SoakChecker.Charge(47, "ledger"), new SoakChecker.Charge(48, "ledger")),
+                Set.of(48L)))
+        .as("the schedule requeued 48 by hand: the extender cannot tell, it is not judged")
+        .isEmpty();
     // a victim whose placeholder ran elsewhere may go uncharged
     var elsewhere = List.of(new SlurmPreemptions.Preemption(48, 55, t0.plusMillis(2_500)));
-    assertThat(SoakChecker.ledgerFindings(elsewhere, runs, ours, Set.of())).isEmpty();
+    assertThat(SoakChecker.ledgerFindings(elsewhere, runs, ours, Set.of(), Set.of())).isEmpty();
   }
 
   private static Optional<PlaceholderTag> tag(String pod, String uid) {

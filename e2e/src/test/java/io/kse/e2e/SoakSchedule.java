@@ -265,7 +265,10 @@ final class SoakSchedule {
     String id = Long.toString(slurmJobs.get(r.nextInt(slurmJobs.size())));
     switch (what) {
       case "scancel" -> tryCli("scancel", id);
-      case "requeue" -> tryCli("scontrol", "requeue", id);
+      case "requeue" -> {
+        checker.requeuedByHand(Long.parseLong(id));
+        tryCli("scontrol", "requeue", id);
+      }
       case "hold" -> {
         tryCli("scontrol", "hold", id);
         later(

@@ -75,6 +75,25 @@ final class PreemptionAttribution {
             .orElse("unknown");
     String victimTier =
         p.tierOfSlurmJob(victim.partition(), victim.qos()).map(t -> t.name()).orElse("unknown");
+    // a job the policy says this tier may not preempt lost its nodes some other way (requeued,
+    // or preempted by a higher partition's job) before our placeholder took them: not ours to
+    // charge. (A job requeued by hand whose node a placeholder then takes cannot be told from a
+    // preemption: Slurm keeps no record of it without slurmdbd; docs/runbook.md.)
+    var taker = p.tier(tier);
+    if (taker.isPresent()
+        && !"unknown".equals(victimTier)
+        && !taker.get().mayPreempt().contains(victimTier)) {
+      LOG.info(
+          "preemption_not_charged slurmJob={} tier={} victimJob={} victimTier={} reason=\"tier {}"
+              + " may not preempt tier {}\"",
+          placeholder.id(),
+          tier,
+          victim.id(),
+          victimTier,
+          tier,
+          victimTier);
+      return;
+    }
     long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
     // every replica charges its own ledger, so budgets hold across a fail-over; only the writer
     // counts and tells (once, not once per replica). A victim charged already (restored from what

@@ -148,15 +148,38 @@ public final class PreemptionTracker {
         || a.state() == JobState.PENDING && a.restartCount() > c.before().get().restartCount();
   }
 
-  /** Whether the placeholder took one of the victim's nodes after the victim started there. */
+  /**
+   * Whether the placeholder took one of the victim's nodes: it started there after the victim did,
+   * and not well before the victim lost its run. A placeholder already running beside the victim
+   * (one node's GPUs shared) took nothing from it — the soak found such a neighbour charged with
+   * the preemption another placeholder made.
+   */
   private static boolean shares(SlurmJob placeholder, SlurmJob victim) {
     List<String> shared = new ArrayList<>(placeholder.nodes());
     shared.retainAll(victim.nodes());
-    // the victim must have been running when the placeholder started
-    return !shared.isEmpty()
-        && victim.startTime().isPresent()
-        && placeholder.startTime().isPresent()
-        && !victim.startTime().get().isAfter(placeholder.startTime().get());
+    if (shared.isEmpty() || victim.startTime().isEmpty() || placeholder.startTime().isEmpty()) {
+      return false;
+    }
+    Instant started = placeholder.startTime().get();
+    return !victim.startTime().get().isAfter(started)
+        && lostAt(victim).map(l -> !started.isBefore(l.minus(LOSS_SLACK))).orElse(true);
+  }
+
+  /** Slurm's clock is in whole seconds, and a requeue is stamped once the job has completed. */
+  static final Duration LOSS_SLACK = Duration.ofSeconds(5);
+
+  /**
+   * When Slurm says the victim lost its run: a PREEMPTED job's end, or a requeued job's new submit
+   * time (batch_requeue_fini stamps it; seen while still completing, it is the old one, earlier
+   * than the run, and excludes nothing). Empty when Slurm says neither.
+   */
+  private static Optional<Instant> lostAt(SlurmJob victim) {
+    if (victim.state() == JobState.PREEMPTED) {
+      return victim.endTime();
+    }
+    return victim.restartCount() > 0 && victim.submitTime().isAfter(Instant.EPOCH)
+        ? Optional.of(victim.submitTime())
+        : Optional.empty();
   }
 
   /**

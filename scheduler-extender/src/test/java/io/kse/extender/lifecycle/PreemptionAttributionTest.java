@@ -32,6 +32,12 @@ class PreemptionAttributionTest {
   final List<String> told = actions.calls;
 
   PreemptionAttribution attribution(java.util.function.Predicate<SlurmJob> ours) {
+    return attribution(ours, "training");
+  }
+
+  /** With inference's placeholders allowed to preempt tier {@code mayPreempt} only. */
+  PreemptionAttribution attribution(
+      java.util.function.Predicate<SlurmJob> ours, String mayPreempt) {
     PlacementPolicy policy =
         new PlacementPolicy(
             PolicyParser.parse(
@@ -43,12 +49,17 @@ class PreemptionAttributionTest {
                 tiers:
                   - name: inference
                     slurm: {partition: inference}
-                    mayPreempt: [training]
+                    mayPreempt: [%s]
                   - name: training
                     match: {labels: {kse-test/tier: training}}
                     slurm: {partition: training}
                     preemptible: true
-                """,
+                  - name: scavenger
+                    match: {labels: {kse-test/tier: scavenger}}
+                    slurm: {partition: scavenger}
+                    preemptible: true
+                """
+                    .formatted(mayPreempt),
                 "test"));
     return new PreemptionAttribution(
         () -> policy,
@@ -106,5 +117,18 @@ class PreemptionAttributionTest {
     preemption(attribution(j -> false));
     assertThat(gpusCharged()).isZero();
     assertThat(told).isEmpty();
+  }
+
+  /**
+   * The soak's finding: a job that lost its nodes some other way (a higher partition's job, a hand
+   * requeue) and whose node a placeholder then took, of a tier the policy says ours may not
+   * preempt, was charged as our preemption.
+   */
+  @Test
+  void aVictimOfATierThisTierMayNotPreemptIsNotCharged() {
+    preemption(attribution(j -> true, "scavenger"));
+    assertThat(gpusCharged()).isZero();
+    assertThat(told).isEmpty();
+    assertThat(meters.find("kse.preemptions").counter()).isNull();
   }
 }

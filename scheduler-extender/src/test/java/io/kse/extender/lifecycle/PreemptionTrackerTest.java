@@ -131,4 +131,49 @@ class PreemptionTrackerTest {
     change(train, job(1, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(12));
     assertThat(pairs).containsExactly("30<-1");
   }
+
+  /**
+   * The soak's finding: training 34 (4 GPUs) shares n0 with placeholder 30 (4 GPUs, started beside
+   * it 40 s earlier); Slurm then preempts 34 for placeholder 38. 38 took its node, not 30.
+   */
+  @Test
+  void aPlaceholderAlreadyRunningBesideTheVictimDidNotTakeItsNode() {
+    SlurmJob train = job(34, false, JobState.RUNNING, "n0", T0, 0);
+    change(null, train, T0);
+    change(
+        job(30, true, JobState.PENDING, null, null, 0),
+        job(30, true, JobState.RUNNING, "n0", T0.plusSeconds(5), 0),
+        T0.plusSeconds(5));
+    Instant requeued = T0.plusSeconds(45);
+    SlurmJob lost = requeuedAt(job(34, false, JobState.PENDING, null, null, 1), requeued);
+    change(train, lost, requeued.plusMillis(300));
+    assertThat(pairs).as("30 was there before 34 lost its run").isEmpty();
+    change(
+        job(38, true, JobState.PENDING, null, null, 0),
+        job(38, true, JobState.RUNNING, "n0", requeued, 0),
+        requeued.plusMillis(400));
+    assertThat(pairs).containsExactly("38<-34");
+  }
+
+  /** As Slurm shows a requeued job: a new submit time, the moment its run was taken. */
+  static SlurmJob requeuedAt(SlurmJob j, Instant at) {
+    return new SlurmJob(
+        j.id(),
+        j.name(),
+        j.comment(),
+        j.state(),
+        j.stateReason(),
+        j.partition(),
+        j.qos(),
+        j.nodes(),
+        j.nodeCount(),
+        at,
+        j.startTime(),
+        j.endTime(),
+        j.restartCount(),
+        j.tresPerNode(),
+        j.features(),
+        j.priority(),
+        at);
+  }
 }
