@@ -258,28 +258,51 @@ final class SoakChecker {
     Map<Long, Set<String>> chargedBy = new TreeMap<>();
     charges.forEach(c -> chargedBy.computeIfAbsent(c.victim(), k -> new TreeSet<>()).add(c.by()));
     Set<Long> preemptedForUs = new HashSet<>();
+    Map<Long, List<String>> taken = new TreeMap<>();
     for (SlurmPreemptions.Preemption p : slurm) {
       if (!placeholders.contains(p.preemptor())) {
         continue; // another job's preemption (a critical job taking a placeholder's node)
       }
       preemptedForUs.add(p.victim());
-      Optional<List<String>> shared = tookItsNode(p, runs);
-      if (shared.isPresent() && !chargedBy.containsKey(p.victim())) {
-        out.add(
-            new Finding(
-                Invariant.PREEMPTIONS_CHARGED_ONCE,
-                "victim " + p.victim(),
-                "Slurm preempted job "
-                    + p.victim()
-                    + " for placeholder "
-                    + p.preemptor()
-                    + " at "
-                    + p.at()
-                    + ", which then ran on its node(s) "
-                    + shared.get()
-                    + ": never charged"));
-      }
+      tookItsNode(p, runs)
+          .ifPresent(
+              nodes ->
+                  taken
+                      .computeIfAbsent(p.victim(), k -> new ArrayList<>())
+                      .add(
+                          "for placeholder "
+                              + p.preemptor()
+                              + " at "
+                              + p.at()
+                              + ", which then ran"
+                              + " on its node(s) "
+                              + nodes));
     }
+    taken.forEach(
+        (victim, how) -> {
+          Set<String> by = chargedBy.getOrDefault(victim, Set.of());
+          long runsCharged = by.stream().filter(b -> b.startsWith("ledger run ")).count();
+          if (by.isEmpty()) {
+            out.add(
+                new Finding(
+                    Invariant.PREEMPTIONS_CHARGED_ONCE,
+                    "victim " + victim,
+                    "Slurm preempted job " + victim + " " + how.get(0) + ": never charged"));
+          } else if (runsCharged > 0 && runsCharged < how.size()) {
+            out.add(
+                new Finding(
+                    Invariant.PREEMPTIONS_CHARGED_ONCE,
+                    "victim " + victim,
+                    "Slurm preempted job "
+                        + victim
+                        + " "
+                        + how.size()
+                        + " times ("
+                        + String.join("; ", how)
+                        + "), the ledger charged "
+                        + by));
+          }
+        });
     chargedBy.forEach(
         (victim, by) -> {
           if (!preemptedForUs.contains(victim) && !requeuedByHand.contains(victim)) {

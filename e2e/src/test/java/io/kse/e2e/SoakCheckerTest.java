@@ -257,6 +257,32 @@ class SoakCheckerTest {
         .singleElement()
         .asString()
         .contains("job 47 for placeholder 55", "[gpu-node-3]", "never charged");
+    // preempted again after its requeue, for placeholder 57 on node 3: two runs, one charged
+    runs.observe(t0.plusSeconds(10), List.of(job(47, "RUNNING", "gpu-node-3", Optional.empty())));
+    runs.observe(t0.plusSeconds(12), List.of(job(57, "RUNNING", "gpu-node-3", tag("c", "u3"))));
+    var twice =
+        List.of(preempted.get(0), new SlurmPreemptions.Preemption(47, 57, t0.plusMillis(11_500)));
+    assertThat(
+            SoakChecker.ledgerFindings(
+                twice,
+                runs,
+                Set.of(55L, 56L, 57L),
+                Set.of(new SoakChecker.Charge(47, "ledger run 1")),
+                Set.of()))
+        .extracting(Finding::evidence)
+        .singleElement()
+        .asString()
+        .contains("2 times", "ledger run 1");
+    assertThat(
+            SoakChecker.ledgerFindings(
+                twice,
+                runs,
+                Set.of(55L, 56L, 57L),
+                Set.of(
+                    new SoakChecker.Charge(47, "ledger run 1"),
+                    new SoakChecker.Charge(47, "ledger run 2")),
+                Set.of()))
+        .isEmpty();
     assertThat(
             SoakChecker.ledgerFindings(
                 preempted, runs, ours, Set.of(new SoakChecker.Charge(47, "event a")), Set.of()))

@@ -159,7 +159,9 @@ class SoakE2E extends Scenario {
       try {
         for (JsonNode c : new ObjectMapper().readTree(json)) {
           if (!Instant.parse(c.get("at").asText()).isBefore(since)) {
-            out.add(new SoakChecker.Charge(c.get("victimJob").asLong(), "ledger"));
+            out.add(
+                new SoakChecker.Charge(
+                    c.get("victimJob").asLong(), "ledger run " + c.path("victimRun").asInt()));
           }
         }
       } catch (IOException e) {

@@ -16,21 +16,33 @@ import java.util.Set;
 /**
  * How much each tier preempted recently, for preemption budgets. In memory, no clock of its own:
  * callers pass the time. Entries older than the longest window asked about are dropped. A charge
- * names its victim, so the same preemption restored from a saved copy and observed again is counted
- * once.
+ * names its victim and the run it lost, so the same preemption restored from a saved copy and
+ * observed again is counted once, and a job preempted again after its requeue is charged again.
  */
 public final class PreemptionLedger {
   /** Totals within a window. */
   public record Usage(long gpus, long nodes) {}
 
   /**
-   * One preemption charged to a tier: the victim's GPUs and nodes, when, and which Slurm job it was
-   * ({@code victimJob} 0: not known, never merged with another).
+   * One preemption charged to a tier: the victim's GPUs and nodes, when, which Slurm job it was
+   * ({@code victimJob} 0: not known, never merged with another) and which of its runs (its restart
+   * count once it lost the run: each requeue counts one more).
    */
-  public record Charge(String tier, long gpus, long nodes, Instant at, long victimJob) {}
+  public record Charge(
+      String tier, long gpus, long nodes, Instant at, long victimJob, int victimRun) {
+    /** A charge of the victim's first run. */
+    public Charge(String tier, long gpus, long nodes, Instant at, long victimJob) {
+      this(tier, gpus, nodes, at, victimJob, 0);
+    }
+
+    /** The preemption it stands for: one victim's one run. */
+    String preemption() {
+      return victimJob + "#" + victimRun;
+    }
+  }
 
   private final Map<String, Deque<Charge>> byTier = new HashMap<>();
-  private final Set<Long> victims = new HashSet<>();
+  private final Set<String> victims = new HashSet<>();
   private long version;
 
   /** Grows with every charge added: whether there is anything new to save. */
@@ -50,6 +62,15 @@ public final class PreemptionLedger {
   public synchronized boolean record(
       String tier, long gpus, long nodes, Instant at, long victimJob) {
     return add(new Charge(tier, gpus, nodes, at, victimJob));
+  }
+
+  /**
+   * Records that a placeholder of {@code tier} took run {@code victimRun} of Slurm job {@code
+   * victimJob}; false when that run is charged already.
+   */
+  public synchronized boolean record(
+      String tier, long gpus, long nodes, Instant at, long victimJob, int victimRun) {
+    return add(new Charge(tier, gpus, nodes, at, victimJob, victimRun));
   }
 
   /**
@@ -85,7 +106,7 @@ public final class PreemptionLedger {
     Instant from = now.minus(window);
     while (!q.isEmpty() && q.peekFirst().at().isBefore(from)) {
       Charge gone = q.pollFirst();
-      victims.remove(gone.victimJob());
+      victims.remove(gone.preemption());
     }
     long g = 0;
     long n = 0;
@@ -97,7 +118,7 @@ public final class PreemptionLedger {
   }
 
   private boolean add(Charge c) {
-    if (c.victimJob() != 0 && !victims.add(c.victimJob())) {
+    if (c.victimJob() != 0 && !victims.add(c.preemption())) {
       return false;
     }
     version++;

@@ -58,4 +58,17 @@ class PreemptionLedgerTest {
     l.restore(List.of(new Charge("inference", 4, 1, NOW, 0)));
     assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(20, 3));
   }
+
+  /** The soak's finding: a training job requeued and preempted again was charged only once. */
+  @Test
+  void eachRunAJobLosesIsOnePreemption() {
+    PreemptionLedger l = new PreemptionLedger();
+    assertThat(l.record("inference", 4, 1, NOW, 22, 1)).isTrue();
+    assertThat(l.record("inference", 4, 1, NOW, 22, 1)).as("the same run, seen again").isFalse();
+    assertThat(l.record("inference", 4, 1, NOW, 22, 2))
+        .as("requeued, ran, preempted again")
+        .isTrue();
+    assertThat(l.restore(List.of(new Charge("inference", 4, 1, NOW, 22, 2)))).isZero();
+    assertThat(l.usage("inference", HOUR, NOW)).isEqualTo(new Usage(8, 2));
+  }
 }

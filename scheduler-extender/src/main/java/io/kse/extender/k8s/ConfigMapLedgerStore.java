@@ -88,7 +88,8 @@ public final class ConfigMapLedgerStore implements LedgerStore {
           .put("gpus", c.gpus())
           .put("nodes", c.nodes())
           .put("at", c.at().toString())
-          .put("victimJob", c.victimJob());
+          .put("victimJob", c.victimJob())
+          .put("victimRun", c.victimRun());
     }
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(out);
@@ -125,7 +126,8 @@ public final class ConfigMapLedgerStore implements LedgerStore {
                 n.path("gpus").asLong(),
                 Math.max(0, n.path("nodes").asLong()),
                 Instant.parse(n.path("at").asText()),
-                Math.max(0, n.path("victimJob").asLong())));
+                Math.max(0, n.path("victimJob").asLong()),
+                Math.max(0, n.path("victimRun").asInt())));
       } catch (RuntimeException e) {
         LOG.warn(
             "preemption_ledger_entry_skipped configMap={} entry=\"{}\" error=\"{}\"",

@@ -98,7 +98,9 @@ final class PreemptionAttribution {
     // every replica charges its own ledger, so budgets hold across a fail-over; only the writer
     // counts and tells (once, not once per replica). A victim charged already (restored from what
     // the previous writer saved, which told the pod) is not charged or told again.
-    if (!ledger.record(tier, gpus, victim.nodes().size(), clock.instant(), victim.id())
+    // the run it lost: a job requeued and preempted again is a second preemption
+    if (!ledger.record(
+            tier, gpus, victim.nodes().size(), clock.instant(), victim.id(), victim.restartCount())
         || !mayAct.getAsBoolean()) {
       return;
     }

@@ -14,7 +14,7 @@ class ConfigMapLedgerStoreTest {
   @Test
   void chargesRoundTrip() {
     List<Charge> charges =
-        List.of(new Charge("inference", 16, 2, AT, 41), new Charge("serving", 8, 1, AT, 0));
+        List.of(new Charge("inference", 16, 2, AT, 41, 3), new Charge("serving", 8, 1, AT, 0, 0));
     assertThat(ConfigMapLedgerStore.parse(ConfigMapLedgerStore.render(charges), "ns/cm"))
         .isEqualTo(charges);
   }
