@@ -299,6 +299,19 @@ class SoakCheckerTest {
         .singleElement()
         .asString()
         .contains("charged to 2 pods");
+    // the 60-minute soak's false alarm: a job preempted in two runs is told to two pods
+    assertThat(
+            SoakChecker.ledgerFindings(
+                preempted,
+                runs,
+                ours,
+                Set.of(
+                    new SoakChecker.Charge(47, "event a"),
+                    new SoakChecker.Charge(47, "event b"),
+                    new SoakChecker.Charge(47, "ledger run 1"),
+                    new SoakChecker.Charge(47, "ledger run 2")),
+                Set.of()))
+        .isEmpty();
     // 48 lost its node some other way: charging it is charging training the budget never took
     assertThat(
             SoakChecker.ledgerFindings(
