@@ -281,7 +281,7 @@ final class SoakChecker {
     taken.forEach(
         (victim, how) -> {
           Set<String> by = chargedBy.getOrDefault(victim, Set.of());
-          long runsCharged = by.stream().filter(b -> b.startsWith("ledger run ")).count();
+          long runsCharged = count(by, "ledger run ");
           if (by.isEmpty()) {
             out.add(
                 new Finding(
@@ -318,8 +318,8 @@ final class SoakChecker {
           }
           // each run a job loses is one charge, told to one pod: a job preempted three times
           // may be told to three pods, not to more pods than the runs the ledger charged
-          long pods = by.stream().filter(b -> b.startsWith("event ")).count();
-          long runsCharged = by.stream().filter(b -> b.startsWith("ledger run ")).count();
+          long pods = count(by, "event ");
+          long runsCharged = count(by, "ledger run ");
           if (pods > Math.max(1, runsCharged)) {
             out.add(
                 new Finding(
@@ -336,6 +336,11 @@ final class SoakChecker {
           }
         });
     return out;
+  }
+
+  /** How many of a victim's charges came from one kind of source ("event ", "ledger run "). */
+  private static long count(Set<String> chargedBy, String source) {
+    return chargedBy.stream().filter(b -> b.startsWith(source)).count();
   }
 
   /**
