@@ -41,6 +41,7 @@ public record ExtenderConfig(
     Duration pdbOverride,
     Duration groupIncompleteWait,
     Duration eventQuiet,
+    int nominateFromNodes,
     boolean podGroups,
     Optional<String> clusterId,
     Dra dra,
@@ -247,6 +248,15 @@ public record ExtenderConfig(
           5_000,
           0,
           600_000);
+  static final Setting<Integer> NOMINATE_FROM_NODES =
+      Setting.integer(
+          "KSE_NOMINATE_FROM_NODES",
+          "from this many Kubernetes nodes a woken pod is also nominated to Slurm's node"
+              + " (status.nominatedNodeName: kube-scheduler filters that node alone first), a"
+              + " second API write per pod; below it the wake-up is one write. 0: always",
+          1_000,
+          0,
+          10_000_000);
   static final Setting<Duration> GROUP_INCOMPLETE_WAIT =
       Setting.millis(
           "KSE_GROUP_INCOMPLETE_WAIT_MS",
@@ -333,6 +343,7 @@ public record ExtenderConfig(
           DRAIN_VIA,
           PDB_OVERRIDE,
           EVENT_QUIET,
+          NOMINATE_FROM_NODES,
           ALLOCATION_HINT_TOKEN,
           ALLOCATION_HINT_MIN_GAP,
           GROUP_INCOMPLETE_WAIT,
@@ -472,6 +483,7 @@ public record ExtenderConfig(
             PDB_OVERRIDE.read(r),
             GROUP_INCOMPLETE_WAIT.read(r),
             EVENT_QUIET.read(r),
+            NOMINATE_FROM_NODES.read(r),
             POD_GROUPS.read(r),
             clusterId,
             new Dra(

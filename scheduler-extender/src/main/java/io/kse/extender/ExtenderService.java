@@ -175,7 +175,8 @@ public final class ExtenderService implements AutoCloseable {
                 cfg.placeholderWorkDir(),
                 cfg.placeholderShape(),
                 cfg.pdbOverride(),
-                cfg.groupIncompleteWait()));
+                cfg.groupIncompleteWait(),
+                cfg.nominateFromNodes()));
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
             ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())

@@ -124,24 +124,34 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   }
 
   @Override
-  public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-    // the status subresource takes metadata and status in one write (it resets only the spec):
-    // the job and node annotations (a pod update, which requeues a pod the filter rejected),
-    // nominatedNodeName (kube-scheduler then filters that node alone first, so a woken pod costs
-    // the same at 50 and at 15,000 nodes: KEP-5278) and the Allocated condition. Strategic merge:
-    // conditions merge by type. The UID precondition means no read and no conflict with
-    // kube-scheduler writing the same pod (read-modify-write lost such races under load).
+  public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
+    // The UID precondition means no read and no conflict with kube-scheduler writing the same pod
+    // (read-modify-write lost such races under load).
     ObjectNode body = JSON.createObjectNode();
     ObjectNode metadata = body.putObject("metadata").put("uid", pod.uid());
     metadata
         .putObject("annotations")
         .put(WellKnown.JOB_ANNOTATION, Long.toString(jobId))
         .put(WellKnown.NODE_ANNOTATION, node);
-    ObjectNode status = body.putObject("status").put("nominatedNodeName", node);
-    status
-        .putArray("conditions")
-        .add(condition(true, "Allocated", "Slurm job " + jobId + " allocated " + node));
     try {
+      if (how == WakeUp.UNGATE) {
+        // one write: the annotations with the gate's lift (a spec change: the pod itself)
+        String annotations = body.toString(); // {"metadata":{…}}: the gate's lift joins it
+        patch(
+            path(pod),
+            STRATEGIC,
+            annotations.substring(0, annotations.length() - 1) + "," + LIFT_GATE + "}");
+        return true;
+      }
+      // the status subresource takes metadata and status in one write (it resets only the spec):
+      // the annotations (a pod update, which requeues a pod the filter rejected), nominatedNodeName
+      // (kube-scheduler then filters that node alone first, so a woken pod costs the same at 50
+      // and at 15,000 nodes: KEP-5278) and the Allocated condition. Strategic merge: conditions
+      // merge by type.
+      ObjectNode status = body.putObject("status").put("nominatedNodeName", node);
+      status
+          .putArray("conditions")
+          .add(condition(true, "Allocated", "Slurm job " + jobId + " allocated " + node));
       try {
         patch(path(pod) + "/status", STRATEGIC, body.toString());
       } catch (KubernetesClientException e) {
@@ -153,7 +163,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
         status.remove("conditions");
         patch(path(pod) + "/status", MERGE, body.toString());
       }
-      if (gated) {
+      if (how.lifts()) {
         // after the nomination, so the scheduling attempt the lifted gate starts already sees it
         ungateOrThrow(pod);
       }

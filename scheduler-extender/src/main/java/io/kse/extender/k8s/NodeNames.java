@@ -53,6 +53,11 @@ public final class NodeNames {
     }
   }
 
+  /** How many Kubernetes nodes there are now. */
+  public int kubernetesNodes() {
+    return kubeNodes.size();
+  }
+
   public String kubernetes(String slurmNode) {
     Set<String> c = claims.get(slurmNode);
     if (c == null || c.isEmpty()) {

@@ -12,14 +12,34 @@ public interface PodActions {
     event(pod, reason, message);
   }
 
+  /** How a wake-up writes the pod: each write is an API request, so no more than says something. */
+  enum WakeUp {
+    /**
+     * A pod no longer gated (its job moved before it bound): one status write — the annotations,
+     * the nomination and the {@value WellKnown#CONDITION} condition.
+     */
+    NOMINATE,
+    /**
+     * That status write, then the gate's lift: for a pod told it waits (its condition must turn),
+     * or a cluster where kube-scheduler filtering every node costs more than the write.
+     */
+    NOMINATE_THEN_UNGATE,
+    /** One write of the pod itself: the annotations with the gate's lift; no status. */
+    UNGATE;
+
+    public boolean lifts() {
+      return this != NOMINATE;
+    }
+  }
+
   /**
    * Nudges kube-scheduler to schedule the pod now on {@code node}: records the job and node in
-   * annotations (a pod update, which also requeues a pod an extender rejected), nominates the node
-   * ({@code nominatedNodeName}: kube-scheduler tries that node alone first), sets the {@value
-   * WellKnown#CONDITION} condition to allocated, and lifts our scheduling gate if the pod is {@code
-   * gated}. False when the pod could not be updated (to be tried again).
+   * annotations (a pod update, which also requeues a pod an extender rejected) and, as {@code how}
+   * says, nominates the node ({@code nominatedNodeName}: kube-scheduler tries that node alone
+   * first) with the {@value WellKnown#CONDITION} condition set to allocated, and lifts our
+   * scheduling gate. False when the pod could not be updated (to be tried again).
    */
-  boolean wake(PodRef pod, String node, long jobId, boolean gated);
+  boolean wake(PodRef pod, String node, long jobId, WakeUp how);
 
   /**
    * Lifts our scheduling gate without a node (the policy rejected the pod): kube-scheduler then
@@ -59,7 +79,7 @@ public interface PodActions {
       public void event(PodRef pod, EventReason reason, String message) {}
 
       @Override
-      public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+      public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
         return true;
       }
 

@@ -111,8 +111,8 @@ public final class QuietEvents implements PodActions {
   }
 
   @Override
-  public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-    return delegate.wake(pod, node, jobId, gated);
+  public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
+    return delegate.wake(pod, node, jobId, how);
   }
 
   @Override

@@ -5,10 +5,12 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -29,7 +31,7 @@ final class SlimItemStore<T extends HasMetadata> implements ItemStore<T> {
 
   /**
    * Pods: metadata without managedFields, finalizers or generation; the spec; of the status only
-   * the phase and nominatedNodeName.
+   * the phase, nominatedNodeName and our own condition (whether the pod was told it waits).
    */
   static SlimItemStore<Pod> pods() {
     return new SlimItemStore<>(
@@ -46,6 +48,15 @@ final class SlimItemStore<T extends HasMetadata> implements ItemStore<T> {
             PodStatus st = new PodStatus();
             st.setPhase(p.getStatus().getPhase());
             st.setNominatedNodeName(p.getStatus().getNominatedNodeName());
+            if (p.getStatus().getConditions() != null) {
+              List<PodCondition> ours =
+                  p.getStatus().getConditions().stream()
+                      .filter(c -> WellKnown.CONDITION.equals(c.getType()))
+                      .toList();
+              if (!ours.isEmpty()) {
+                st.setConditions(ours);
+              }
+            }
             s.setStatus(st);
           }
           return s;

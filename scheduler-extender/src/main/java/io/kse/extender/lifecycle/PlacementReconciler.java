@@ -96,6 +96,8 @@ public final class PlacementReconciler {
    *
    * @param pdbOverride how long a PodDisruptionBudget may hold off evicting a pod whose job ended
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
+   * @param nominateFromNodes from how many Kubernetes nodes a woken pod is nominated too ({@link
+   *     WakeWrites})
    */
   public record Settings(
       Supplier<PlacementPolicy> policy,
@@ -103,7 +105,8 @@ public final class PlacementReconciler {
       String workDir,
       JobSubmission.Shape shape,
       Duration pdbOverride,
-      Duration groupIncompleteWait) {}
+      Duration groupIncompleteWait,
+      int nominateFromNodes) {}
 
   /** The reconciler and its parts, wired. */
   public static PlacementReconciler wire(Views given, Calls c, Settings s) {
@@ -155,6 +158,7 @@ public final class PlacementReconciler {
             v.podGroups(),
             c.metrics(),
             woken,
+            new WakeWrites(v.nodeNames()::kubernetesNodes, s.nominateFromNodes()),
             queue::enqueue);
     PreemptionAttribution attribution =
         new PreemptionAttribution(

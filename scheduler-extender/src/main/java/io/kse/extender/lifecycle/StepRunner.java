@@ -58,6 +58,7 @@ final class StepRunner {
   private final PodGroupSource podGroups;
   private final ExtenderMetrics metrics;
   private final WakeMemo woken;
+  private final WakeWrites wakeWrites;
   private final Consumer<PodRef> enqueue;
 
   private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
@@ -86,6 +87,7 @@ final class StepRunner {
       PodGroupSource podGroups,
       ExtenderMetrics metrics,
       WakeMemo woken,
+      WakeWrites wakeWrites,
       Consumer<PodRef> enqueue) {
     this.slurm = slurm;
     this.cache = cache;
@@ -99,6 +101,7 @@ final class StepRunner {
     this.podGroups = podGroups;
     this.metrics = metrics;
     this.woken = woken;
+    this.wakeWrites = wakeWrites;
     this.enqueue = enqueue;
     metrics.heldForTerminating(heldForTerminating::size);
   }
@@ -291,11 +294,11 @@ final class StepRunner {
         w.jobId(),
         w.node());
     age(pod).ifPresent(metrics::allocated);
-    boolean gated = gated(pod);
+    PodActions.WakeUp how = wakeWrites.of(pod);
     execute(
         ref,
         () -> {
-          if (!actions.wake(ref, w.node(), w.jobId(), gated)) {
+          if (!actions.wake(ref, w.node(), w.jobId(), how)) {
             woken.forget(ref.uid()); // the next pass tries again
             return;
           }

@@ -40,8 +40,10 @@ public final class ConfigReference {
     a.put(
         io.kse.extender.k8s.WellKnown.CONDITION,
         "extender → pod condition (not an annotation): `False` with why the pod waits (Slurm's"
-            + " pending reason, a failed submission, a policy refusal), `True` once Slurm allocated"
-            + " its node; `kubectl describe pod` shows it");
+            + " pending reason, a failed submission, a policy refusal), turned `True` when Slurm"
+            + " allocates its node; below `KSE_NOMINATE_FROM_NODES` nodes a pod placed before it"
+            + " was told it waits gets none (its annotations and Event say where it went); `kubectl"
+            + " describe pod` shows it");
     a.put(
         io.kse.policy.WellKnown.TIER,
         "pod → override: the policy tier (only where `overrides:` allows)");

@@ -25,7 +25,11 @@ class FabricPodActionsTest {
 
     boolean woken =
         new FabricPodActions(client, Clock.systemUTC())
-            .wake(new PodRef("serving", "llm-0", "uid-1"), "gpu-node-3", 42, false);
+            .wake(
+                new PodRef("serving", "llm-0", "uid-1"),
+                "gpu-node-3",
+                42,
+                PodActions.WakeUp.NOMINATE);
 
     assertThat(woken).isTrue();
     assertThat(server.getRequestCount() - before).isEqualTo(1);
@@ -49,7 +53,11 @@ class FabricPodActionsTest {
     server.expect().patch().withPath(pod).andReturn(200, answer).once();
     int before = server.getRequestCount();
     new FabricPodActions(client, Clock.systemUTC())
-        .wake(new PodRef("serving", "llm-1", "uid-2"), "gpu-node-4", 43, true);
+        .wake(
+            new PodRef("serving", "llm-1", "uid-2"),
+            "gpu-node-4",
+            43,
+            PodActions.WakeUp.NOMINATE_THEN_UNGATE);
     assertThat(server.getRequestCount() - before).isEqualTo(2);
     var status = takeFor(pod + "/status");
     assertThat(status.getBody().readUtf8())
@@ -65,6 +73,31 @@ class FabricPodActionsTest {
   }
 
   @Test
+  void aGatedPodNobodyToldItWaitsIsWokenByOnePatchOfThePodAndNoStatusWrite() throws Exception {
+    // issue 30: the status write (nomination, Allocated condition) was a second write per pod
+    String pod = "/api/v1/namespaces/serving/pods/llm-6";
+    String answer = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"llm-6\"}}";
+    server.expect().patch().withPath(pod).andReturn(200, answer).once();
+    int before = server.getRequestCount();
+    boolean woken =
+        new FabricPodActions(client, Clock.systemUTC())
+            .wake(
+                new PodRef("serving", "llm-6", "uid-6"),
+                "gpu-node-5",
+                46,
+                PodActions.WakeUp.UNGATE);
+    assertThat(woken).isTrue();
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    var patch = takeFor(pod);
+    assertThat(patch.getHeader("Content-Type")).contains("strategic-merge-patch+json");
+    assertThat(patch.getBody().readUtf8())
+        .isEqualTo(
+            "{\"metadata\":{\"uid\":\"uid-6\",\"annotations\":{\"kse.io/slurm-job\":\"46\","
+                + "\"kse.io/slurm-node\":\"gpu-node-5\"}},\"spec\":{\"schedulingGates\":"
+                + "[{\"name\":\"kse.io/slurm-allocation\",\"$patch\":\"delete\"}]}}");
+  }
+
+  @Test
   void aPodReplacedBeforeItsWakeUpIsNotTriedAgainAndItsGateStays() throws Exception {
     String pod = "/api/v1/namespaces/serving/pods/llm-4";
     server
@@ -76,7 +109,11 @@ class FabricPodActionsTest {
     int before = server.getRequestCount();
     boolean done =
         new FabricPodActions(client, Clock.systemUTC())
-            .wake(new PodRef("serving", "llm-4", "uid-old"), "gpu-node-1", 44, true);
+            .wake(
+                new PodRef("serving", "llm-4", "uid-old"),
+                "gpu-node-1",
+                44,
+                PodActions.WakeUp.NOMINATE_THEN_UNGATE);
     assertThat(done).as("a UID mismatch: that pod is gone, nothing to retry").isTrue();
     assertThat(server.getRequestCount() - before).as("no gate lift for another pod").isEqualTo(1);
   }
@@ -90,7 +127,11 @@ class FabricPodActionsTest {
     server.expect().patch().withPath(pod + "/status").andReturn(200, answer).once();
     boolean woken =
         new FabricPodActions(client, Clock.systemUTC())
-            .wake(new PodRef("serving", "llm-5", "uid-5"), "gpu-node-2", 45, false);
+            .wake(
+                new PodRef("serving", "llm-5", "uid-5"),
+                "gpu-node-2",
+                45,
+                PodActions.WakeUp.NOMINATE);
     assertThat(woken).isTrue();
     takeFor(pod + "/status");
     var merge = takeFor(pod + "/status");

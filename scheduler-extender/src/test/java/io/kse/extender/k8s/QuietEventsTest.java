@@ -34,7 +34,7 @@ class QuietEventsTest {
         }
 
         @Override
-        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+        public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
           return true;
         }
 

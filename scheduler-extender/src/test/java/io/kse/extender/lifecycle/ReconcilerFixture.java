@@ -74,6 +74,7 @@ abstract class ReconcilerFixture {
   final java.util.concurrent.atomic.AtomicBoolean writer =
       new java.util.concurrent.atomic.AtomicBoolean(true);
   final Map<String, KubeNodes.KubeNode> nodes = new ConcurrentHashMap<>();
+  final NodeNames nodeNames = new NodeNames();
   final Map<String, PodActions.EvictResult> evictAnswer = new ConcurrentHashMap<>();
 
   /** The Workload API's PodGroups by namespace/name (none unless a test adds one). */
@@ -102,8 +103,8 @@ abstract class ReconcilerFixture {
         }
 
         @Override
-        public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
-          record(new Recorded.Wake(pod, node, jobId));
+        public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
+          record(new Recorded.Wake(pod, node, jobId, how));
           return true;
         }
 
@@ -150,13 +151,27 @@ abstract class ReconcilerFixture {
     actions.clear();
   }
 
+  /** Wired as {@link #lifecycle} is. */
   PlacementReconciler reconciler(PlaceholderRegistry reg) {
+    return reconciler(reg, nominateFromNodes());
+  }
+
+  /**
+   * KSE_NOMINATE_FROM_NODES of {@link #lifecycle}: 0, every woken pod nominated too, as before the
+   * setting (called while the fixture is built: return a constant).
+   */
+  int nominateFromNodes() {
+    return 0;
+  }
+
+  /** Wired with the Kubernetes node count from which woken pods are nominated too. */
+  PlacementReconciler reconciler(PlaceholderRegistry reg, int nominateFromNodes) {
     return PlacementReconciler.wire(
         new PlacementReconciler.Views(
             cache,
             podSource,
             (ns, name) -> Optional.ofNullable(podGroups.get(ns + "/" + name)),
-            new NodeNames(),
+            nodeNames,
             Optional.of(new StaticNodes(nodes)),
             reg,
             io.kse.extender.k8s.ClusterIdentity.of(CLUSTER),
@@ -175,7 +190,8 @@ abstract class ReconcilerFixture {
             "/tmp",
             JobSubmission.Shape.BATCH,
             Duration.ofSeconds(60),
-            GROUP_WAIT));
+            GROUP_WAIT,
+            nominateFromNodes));
   }
 
   final PlacementReconciler lifecycle = reconciler(registry);

@@ -1,6 +1,7 @@
 package io.kse.extender.lifecycle;
 
 import io.kse.extender.k8s.EventReason;
+import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 
 /**
@@ -16,7 +17,7 @@ sealed interface Recorded {
     }
   }
 
-  record Wake(PodRef pod, String node, long jobId) implements Recorded {
+  record Wake(PodRef pod, String node, long jobId, PodActions.WakeUp how) implements Recorded {
     @Override
     public String toString() {
       return "wake " + pod + " -> " + node;

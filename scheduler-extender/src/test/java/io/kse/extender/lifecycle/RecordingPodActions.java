@@ -22,7 +22,7 @@ class RecordingPodActions implements PodActions {
   }
 
   @Override
-  public boolean wake(PodRef pod, String node, long jobId, boolean gated) {
+  public boolean wake(PodRef pod, String node, long jobId, WakeUp how) {
     calls.add("wake " + pod + " -> " + node);
     return true;
   }
