@@ -125,10 +125,14 @@ final class StepRunner {
       Map<String, Optional<Pod>> pods,
       PlacementFacts facts,
       List<Step> steps) {
+    // members told they wait whose condition a wake-up must turn, though the informer may not
+    // show it yet
+    java.util.Set<String> told = new java.util.HashSet<>();
     for (Placement.Slot slot : placement.members()) { // what no step of this pass is about, is over
       PodRef m = slot.ref();
-      if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))) {
-        waitingSaid.remove(m.uid());
+      if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))
+          && waitingSaid.remove(m.uid()) != null) {
+        told.add(m.uid());
       }
       if (steps.stream().noneMatch(st -> st instanceof Step.Evict e && e.member().equals(m))) {
         evictions.forget(m.uid());
@@ -151,7 +155,7 @@ final class StepRunner {
           waiting(w.member(), w);
         }
       } else if (step instanceof Step.Wake w) {
-        wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w);
+        wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w, told);
       } else if (step instanceof Step.Cancel c) {
         cancel(placement, c.jobId(), c.why());
       } else if (step instanceof Step.Replace r) {
@@ -285,7 +289,7 @@ final class StepRunner {
         () -> waitingSaid.remove(ref.uid()));
   }
 
-  private void wake(PodRef ref, Pod pod, Step.Wake w) {
+  private void wake(PodRef ref, Pod pod, Step.Wake w, java.util.Set<String> told) {
     woken.woke(ref.uid(), w.jobId(), w.node()); // the rules wake once per job; a failure undoes it
     LOG.info(
         "placeholder_allocated pod={} uid={} slurmJob={} node={}",
@@ -294,7 +298,7 @@ final class StepRunner {
         w.jobId(),
         w.node());
     age(pod).ifPresent(metrics::allocated);
-    PodActions.WakeUp how = wakeWrites.of(pod);
+    PodActions.WakeUp how = wakeWrites.of(pod, told.contains(ref.uid()));
     execute(
         ref,
         () -> {

@@ -21,11 +21,14 @@ record WakeWrites(IntSupplier kubernetesNodes, int nominateFromNodes) {
     return new WakeWrites(() -> 0, 0);
   }
 
-  WakeUp of(Pod pod) {
+  /**
+   * @param toldMeanwhile this extender told the pod it waits (its informer may not show it yet)
+   */
+  WakeUp of(Pod pod, boolean toldMeanwhile) {
     if (!StepRunner.gated(pod)) {
       return WakeUp.NOMINATE;
     }
-    return toldWaiting(pod) || kubernetesNodes.getAsInt() >= nominateFromNodes
+    return toldMeanwhile || toldWaiting(pod) || kubernetesNodes.getAsInt() >= nominateFromNodes
         ? WakeUp.NOMINATE_THEN_UNGATE
         : WakeUp.UNGATE;
   }

@@ -57,15 +57,26 @@ class WakeUpWritesTest extends ReconcilerFixture {
   }
 
   @Test
-  void aPodToldItWaitsIsNominatedSoItsConditionSaysAllocated() {
-    Pod p = gated("llm-0", "uid-1");
-    long id = submitted(p);
+  void aPodToldItWaitsIsNominatedEvenBeforeTheInformerShowsItsCondition() {
+    long id = submitted(gated("llm-0", "uid-1"));
     slurm.pend(id, "Resources");
     cache.pollOnce();
     clock.advance(StepRunner.PENDING_QUIET.plusMillis(100));
     lifecycle.reconcileAll();
     assertThat(recorded(Recorded.Condition.class)).hasSize(1);
-    // as the informer then has the pod: with the condition just written
+    slurm.allocate(id, List.of("gpu-node-1")); // the informer still has the pod without it
+    cache.pollOnce();
+    assertThat(wakeUps()).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
+  }
+
+  @Test
+  void aPodToldItWaitsByAnotherReplicaIsNominatedSoItsConditionSaysAllocated() {
+    Pod p = gated("llm-0", "uid-1");
+    long id = submitted(p);
+    slurm.pend(id, "Resources");
+    cache.pollOnce();
+    clock.advance(StepRunner.PENDING_QUIET.plusMillis(100));
+    // told by the replica that was the writer then: as the informer has the pod now
     pods.put(
         "serving/llm-0",
         new PodBuilder(p)

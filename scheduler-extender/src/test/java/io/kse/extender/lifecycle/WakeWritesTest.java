@@ -42,31 +42,39 @@ class WakeWritesTest {
 
   @Test
   void aGatedPodNobodyToldItWaitsOnASmallClusterIsWokenByOneWrite() {
-    assertThat(new WakeWrites(() -> 999, 1000).of(gated())).isEqualTo(WakeUp.UNGATE);
+    assertThat(new WakeWrites(() -> 999, 1000).of(gated(), false)).isEqualTo(WakeUp.UNGATE);
   }
 
   @Test
   void fromTheThresholdOnEveryWokenPodIsNominated() {
-    assertThat(new WakeWrites(() -> 1000, 1000).of(gated())).isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
-    assertThat(WakeWrites.alwaysNominate().of(gated())).isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
+    assertThat(new WakeWrites(() -> 1000, 1000).of(gated(), false))
+        .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
+    assertThat(WakeWrites.alwaysNominate().of(gated(), false))
+        .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
   }
 
   @Test
   void aPodToldItWaitsIsNominatedSoItsConditionTurnsWhateverTheClusterSize() {
-    assertThat(new WakeWrites(() -> 8, 1000).of(told(gated(), "False")))
+    assertThat(new WakeWrites(() -> 8, 1000).of(told(gated(), "False"), false))
+        .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
+  }
+
+  @Test
+  void aPodThisExtenderToldItWaitsIsNominatedBeforeTheInformerShowsTheCondition() {
+    assertThat(new WakeWrites(() -> 8, 1000).of(gated(), true))
         .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
   }
 
   @Test
   void aPodNoLongerGatedIsNominatedOnly() {
     Pod ungated = Pods.pending("llm-0", 1, 1);
-    assertThat(new WakeWrites(() -> 8, 1000).of(ungated)).isEqualTo(WakeUp.NOMINATE);
+    assertThat(new WakeWrites(() -> 8, 1000).of(ungated, false)).isEqualTo(WakeUp.NOMINATE);
     Pod otherGateOnly =
         new PodBuilder(gated())
             .editSpec()
             .removeMatchingFromSchedulingGates(g -> g.getName().equals(WellKnown.SCHEDULING_GATE))
             .endSpec()
             .build();
-    assertThat(new WakeWrites(() -> 8, 1000).of(otherGateOnly)).isEqualTo(WakeUp.NOMINATE);
+    assertThat(new WakeWrites(() -> 8, 1000).of(otherGateOnly, false)).isEqualTo(WakeUp.NOMINATE);
   }
 }
