@@ -244,7 +244,8 @@ public record ExtenderConfig(
           "KSE_EVENT_QUIET_MS",
           "how long a pod's SlurmJobSubmitted and AllocatedBySlurm Events are held: a pod bound"
               + " within it gets one BoundToSlurmNode Event saying all three (each Event is an API"
-              + " write); 0 posts each at once",
+              + " write); also how long its placeholder pends before it is told why it waits (the"
+              + " kse.io/SlurmAllocated condition and a WaitingForSlurm Event); 0: each at once",
           5_000,
           0,
           600_000);

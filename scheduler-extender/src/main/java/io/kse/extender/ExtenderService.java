@@ -176,7 +176,9 @@ public final class ExtenderService implements AutoCloseable {
                 cfg.placeholderShape(),
                 cfg.pdbOverride(),
                 cfg.groupIncompleteWait(),
-                cfg.nominateFromNodes()));
+                cfg.nominateFromNodes(),
+                // told why they wait when they have waited as long as their Events are held
+                cfg.eventQuiet()));
     NodeAdmin nodeAdmin =
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
             ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())

@@ -98,6 +98,7 @@ public final class PlacementReconciler {
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
    * @param nominateFromNodes from how many Kubernetes nodes a woken pod is nominated too ({@link
    *     WakeWrites})
+   * @param pendingQuiet how long a placeholder pends before its pods are told why they wait
    */
   public record Settings(
       Supplier<PlacementPolicy> policy,
@@ -106,7 +107,8 @@ public final class PlacementReconciler {
       JobSubmission.Shape shape,
       Duration pdbOverride,
       Duration groupIncompleteWait,
-      int nominateFromNodes) {}
+      int nominateFromNodes,
+      Duration pendingQuiet) {}
 
   /** The reconciler and its parts, wired. */
   public static PlacementReconciler wire(Views given, Calls c, Settings s) {
@@ -159,6 +161,7 @@ public final class PlacementReconciler {
             c.metrics(),
             woken,
             new WakeWrites(v.nodeNames()::kubernetesNodes, s.nominateFromNodes()),
+            s.pendingQuiet(),
             queue::enqueue);
     PreemptionAttribution attribution =
         new PreemptionAttribution(

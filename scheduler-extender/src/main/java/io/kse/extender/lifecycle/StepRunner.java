@@ -38,14 +38,6 @@ final class StepRunner {
   /** A cancel that did not show in the cache within this is sent again. */
   static final Duration CANCEL_RETRY = Duration.ofSeconds(10);
 
-  /**
-   * How long a placeholder pends before its pods are told why they wait. Pending a moment is how
-   * every placeholder starts (slurmctld schedules in passes): saying so at once cost each pod of a
-   * burst a condition patch and an Event, and the API server's CPU is what a burst waits for. The
-   * periodic pass says it once this has passed.
-   */
-  static final Duration PENDING_QUIET = Duration.ofSeconds(2);
-
   private final SlurmClient slurm;
   private final SlurmStateCache cache;
   private final PlaceholderRegistry registry;
@@ -59,6 +51,16 @@ final class StepRunner {
   private final ExtenderMetrics metrics;
   private final WakeMemo woken;
   private final WakeWrites wakeWrites;
+
+  /**
+   * How long a placeholder pends before its pods are told why they wait. Pending a moment is how
+   * every placeholder starts (slurmctld schedules in passes, and a burst queues): saying so at once
+   * cost each pod of a burst a condition patch, an Event and, on its wake-up, the condition's turn,
+   * and the API server's CPU is what a burst waits for. The periodic pass says it once this has
+   * passed.
+   */
+  private final Duration pendingQuiet;
+
   private final Consumer<PodRef> enqueue;
 
   private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
@@ -88,6 +90,7 @@ final class StepRunner {
       ExtenderMetrics metrics,
       WakeMemo woken,
       WakeWrites wakeWrites,
+      Duration pendingQuiet,
       Consumer<PodRef> enqueue) {
     this.slurm = slurm;
     this.cache = cache;
@@ -102,6 +105,7 @@ final class StepRunner {
     this.metrics = metrics;
     this.woken = woken;
     this.wakeWrites = wakeWrites;
+    this.pendingQuiet = pendingQuiet;
     this.enqueue = enqueue;
     metrics.heldForTerminating(heldForTerminating::size);
   }
@@ -271,7 +275,7 @@ final class StepRunner {
     return w.reason() == WaitReason.SLURM_PENDING
         && facts
             .job()
-            .map(j -> clock.instant().isBefore(j.submitTime().plus(PENDING_QUIET)))
+            .map(j -> clock.instant().isBefore(j.submitTime().plus(pendingQuiet)))
             .orElse(false);
   }
 

@@ -191,7 +191,8 @@ abstract class ReconcilerFixture {
             JobSubmission.Shape.BATCH,
             Duration.ofSeconds(60),
             GROUP_WAIT,
-            nominateFromNodes));
+            nominateFromNodes,
+            PENDING_QUIET));
   }
 
   final PlacementReconciler lifecycle = reconciler(registry);
@@ -205,6 +206,10 @@ abstract class ReconcilerFixture {
   }
 
   static final Duration GROUP_WAIT = Duration.ofSeconds(30);
+
+  /** KSE_EVENT_QUIET_MS: how long a placeholder pends before its pods are told why they wait. */
+  static final Duration PENDING_QUIET = Duration.ofSeconds(5);
+
   static final String CLUSTER = "test-cluster";
 
   /** Kubernetes nodes as a map: cordons and taints set by the test. */

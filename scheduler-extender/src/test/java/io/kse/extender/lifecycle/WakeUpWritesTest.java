@@ -61,7 +61,7 @@ class WakeUpWritesTest extends ReconcilerFixture {
     long id = submitted(gated("llm-0", "uid-1"));
     slurm.pend(id, "Resources");
     cache.pollOnce();
-    clock.advance(StepRunner.PENDING_QUIET.plusMillis(100));
+    clock.advance(PENDING_QUIET.plusMillis(100));
     lifecycle.reconcileAll();
     assertThat(recorded(Recorded.Condition.class)).hasSize(1);
     slurm.allocate(id, List.of("gpu-node-1")); // the informer still has the pod without it
@@ -75,7 +75,7 @@ class WakeUpWritesTest extends ReconcilerFixture {
     long id = submitted(p);
     slurm.pend(id, "Resources");
     cache.pollOnce();
-    clock.advance(StepRunner.PENDING_QUIET.plusMillis(100));
+    clock.advance(PENDING_QUIET.plusMillis(100));
     // told by the replica that was the writer then: as the informer has the pod now
     pods.put(
         "serving/llm-0",
