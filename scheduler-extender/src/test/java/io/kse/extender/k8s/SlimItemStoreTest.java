@@ -78,16 +78,7 @@ class SlimItemStoreTest {
   void aStoredPodKeepsOurConditionOnlyOfItsConditions() {
     // a wake-up must turn the condition of a pod told it waits (issue 30: others need no status
     // write), so the store must say whether the pod carries it
-    Pod told =
-        new io.fabric8.kubernetes.api.model.PodBuilder(POD)
-            .editStatus()
-            .addNewCondition()
-            .withType(WellKnown.CONDITION)
-            .withStatus("False")
-            .withReason("SlurmPending")
-            .endCondition()
-            .endStatus()
-            .build();
+    Pod told = io.kse.extender.testing.Pods.toldItWaits(POD);
     SlimItemStore<Pod> store = SlimItemStore.pods();
     store.put(store.getKey(told), told);
     assertThat(store.get(store.getKey(told)).getStatus().getConditions())

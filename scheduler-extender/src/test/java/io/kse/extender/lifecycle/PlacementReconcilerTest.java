@@ -504,7 +504,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     long id = submitted(p);
     slurm.pend(id, "Resources");
     cache.pollOnce();
-    clock.advance(PENDING_QUIET.plusMillis(100));
+    clock.advance(PENDING_QUIET.plusSeconds(5));
     lifecycle.reconcileAll();
     lifecycle.reconcileAll();
     assertThat(actions.stream().filter(a -> a.startsWith("condition")))

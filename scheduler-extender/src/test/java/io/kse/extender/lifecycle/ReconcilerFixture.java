@@ -207,7 +207,11 @@ abstract class ReconcilerFixture {
 
   static final Duration GROUP_WAIT = Duration.ofSeconds(30);
 
-  /** KSE_EVENT_QUIET_MS: how long a placeholder pends before its pods are told why they wait. */
+  /**
+   * KSE_EVENT_QUIET_MS: how long a placeholder pends before its pods are told why they wait. The
+   * fake Slurm stamps jobs with the system clock and the reconciler reads {@link #clock}: a test
+   * moving past the quiet adds seconds for the time the test itself took.
+   */
   static final Duration PENDING_QUIET = Duration.ofSeconds(5);
 
   static final String CLUSTER = "test-cluster";

@@ -30,7 +30,10 @@ class WakeUpWritesTest extends ReconcilerFixture {
     return p;
   }
 
-  List<WakeUp> wakeUps() {
+  /** Slurm allocates the job on gpu-node-1; how each pod was woken. */
+  List<WakeUp> wakeUpOnceAllocated(long id) {
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
     return recorded(Recorded.Wake.class).stream().map(Recorded.Wake::how).toList();
   }
 
@@ -39,9 +42,7 @@ class WakeUpWritesTest extends ReconcilerFixture {
     nodeNames.observe("gpu-node-1", null);
     long id = submitted(gated("llm-0", "uid-1"));
     cache.pollOnce();
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
-    assertThat(wakeUps()).containsExactly(WakeUp.UNGATE);
+    assertThat(wakeUpOnceAllocated(id)).containsExactly(WakeUp.UNGATE);
   }
 
   @Test
@@ -51,9 +52,7 @@ class WakeUpWritesTest extends ReconcilerFixture {
     }
     long id = submitted(gated("llm-0", "uid-1"));
     cache.pollOnce();
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
-    assertThat(wakeUps()).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
+    assertThat(wakeUpOnceAllocated(id)).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
   }
 
   @Test
@@ -61,12 +60,11 @@ class WakeUpWritesTest extends ReconcilerFixture {
     long id = submitted(gated("llm-0", "uid-1"));
     slurm.pend(id, "Resources");
     cache.pollOnce();
-    clock.advance(PENDING_QUIET.plusMillis(100));
+    clock.advance(PENDING_QUIET.plusSeconds(5));
     lifecycle.reconcileAll();
     assertThat(recorded(Recorded.Condition.class)).hasSize(1);
-    slurm.allocate(id, List.of("gpu-node-1")); // the informer still has the pod without it
-    cache.pollOnce();
-    assertThat(wakeUps()).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
+    // the informer still has the pod without it
+    assertThat(wakeUpOnceAllocated(id)).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
   }
 
   @Test
@@ -75,21 +73,9 @@ class WakeUpWritesTest extends ReconcilerFixture {
     long id = submitted(p);
     slurm.pend(id, "Resources");
     cache.pollOnce();
-    clock.advance(PENDING_QUIET.plusMillis(100));
+    clock.advance(PENDING_QUIET.plusSeconds(5));
     // told by the replica that was the writer then: as the informer has the pod now
-    pods.put(
-        "serving/llm-0",
-        new PodBuilder(p)
-            .editOrNewStatus()
-            .addNewCondition()
-            .withType(WellKnown.CONDITION)
-            .withStatus("False")
-            .withReason("SlurmPending")
-            .endCondition()
-            .endStatus()
-            .build());
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
-    assertThat(wakeUps()).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
+    pods.put("serving/llm-0", io.kse.extender.testing.Pods.toldItWaits(p));
+    assertThat(wakeUpOnceAllocated(id)).containsExactly(WakeUp.NOMINATE_THEN_UNGATE);
   }
 }

@@ -24,22 +24,6 @@ class WakeWritesTest {
         .build();
   }
 
-  static Pod told(Pod p, String status) {
-    return new PodBuilder(p)
-        .editOrNewStatus()
-        .addNewCondition()
-        .withType("PodScheduled")
-        .withStatus("False")
-        .endCondition()
-        .addNewCondition()
-        .withType(WellKnown.CONDITION)
-        .withStatus(status)
-        .withReason("SlurmPending")
-        .endCondition()
-        .endStatus()
-        .build();
-  }
-
   @Test
   void aGatedPodNobodyToldItWaitsOnASmallClusterIsWokenByOneWrite() {
     assertThat(new WakeWrites(() -> 999, 1000).of(gated(), false)).isEqualTo(WakeUp.UNGATE);
@@ -55,7 +39,7 @@ class WakeWritesTest {
 
   @Test
   void aPodToldItWaitsIsNominatedSoItsConditionTurnsWhateverTheClusterSize() {
-    assertThat(new WakeWrites(() -> 8, 1000).of(told(gated(), "False"), false))
+    assertThat(new WakeWrites(() -> 8, 1000).of(Pods.toldItWaits(gated()), false))
         .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
   }
 

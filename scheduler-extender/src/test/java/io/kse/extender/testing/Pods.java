@@ -38,4 +38,17 @@ public final class Pods {
   public static Pod pending(String name, int cpus, int gpus) {
     return pending(name, cpus, gpus, Map.of()).build();
   }
+
+  /** The pod as the informer has it once the extender told it it waits: our condition, False. */
+  public static Pod toldItWaits(Pod p) {
+    return new PodBuilder(p)
+        .editOrNewStatus()
+        .addNewCondition()
+        .withType(io.kse.extender.k8s.WellKnown.CONDITION)
+        .withStatus("False")
+        .withReason("SlurmPending")
+        .endCondition()
+        .endStatus()
+        .build();
+  }
 }
