@@ -26,11 +26,6 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   private static final int EVENT_QUEUE = 10_000;
   private static final String STRATEGIC = "application/strategic-merge-patch+json";
   private static final String MERGE = "application/merge-patch+json";
-  // removes only our gate (schedulingGates merges by name); a no-op on a pod without it
-  private static final String LIFT_GATE =
-      "\"spec\":{\"schedulingGates\":[{\"name\":\""
-          + WellKnown.SCHEDULING_GATE
-          + "\",\"$patch\":\"delete\"}]}";
 
   private final KubernetesClient client;
   private final Clock clock;
@@ -136,11 +131,7 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
     try {
       if (how == WakeUp.UNGATE) {
         // one write: the annotations with the gate's lift (a spec change: the pod itself)
-        String annotations = body.toString(); // {"metadata":{…}}: the gate's lift joins it
-        patch(
-            path(pod),
-            STRATEGIC,
-            annotations.substring(0, annotations.length() - 1) + "," + LIFT_GATE + "}");
+        patch(path(pod), STRATEGIC, liftGate(body).toString());
         return true;
       }
       // the status subresource takes metadata and status in one write (it resets only the spec):
@@ -186,15 +177,23 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
   // gated: lifting the gate is a spec change, which only a strategic-merge patch expresses
   // without replacing other controllers' gates
   private void ungateOrThrow(PodRef pod) {
-    patch(path(pod), STRATEGIC, "{\"metadata\":{" + uid(pod) + "}," + LIFT_GATE + "}");
+    ObjectNode body = JSON.createObjectNode();
+    body.putObject("metadata").put("uid", pod.uid());
+    patch(path(pod), STRATEGIC, liftGate(body).toString());
+  }
+
+  /** Adds the removal of only our gate (schedulingGates merges by name; none: a no-op). */
+  private static ObjectNode liftGate(ObjectNode body) {
+    body.putObject("spec")
+        .putArray("schedulingGates")
+        .addObject()
+        .put("name", WellKnown.SCHEDULING_GATE)
+        .put("$patch", "delete");
+    return body;
   }
 
   private static String path(PodRef pod) {
     return "api/v1/namespaces/" + pod.namespace() + "/pods/" + pod.name();
-  }
-
-  private static String uid(PodRef pod) {
-    return "\"uid\":\"" + pod.uid() + "\"";
   }
 
   /**

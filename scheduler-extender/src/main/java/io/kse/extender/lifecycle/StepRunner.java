@@ -16,9 +16,11 @@ import io.kse.slurm.cache.SlurmStateCache;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -131,7 +133,7 @@ final class StepRunner {
       List<Step> steps) {
     // members told they wait whose condition a wake-up must turn, though the informer may not
     // show it yet
-    java.util.Set<String> told = new java.util.HashSet<>();
+    Set<String> told = new HashSet<>();
     for (Placement.Slot slot : placement.members()) { // what no step of this pass is about, is over
       PodRef m = slot.ref();
       if (steps.stream().noneMatch(st -> st instanceof Step.Waiting w && w.member().equals(m))
@@ -293,7 +295,7 @@ final class StepRunner {
         () -> waitingSaid.remove(ref.uid()));
   }
 
-  private void wake(PodRef ref, Pod pod, Step.Wake w, java.util.Set<String> told) {
+  private void wake(PodRef ref, Pod pod, Step.Wake w, Set<String> told) {
     woken.woke(ref.uid(), w.jobId(), w.node()); // the rules wake once per job; a failure undoes it
     LOG.info(
         "placeholder_allocated pod={} uid={} slurmJob={} node={}",

@@ -16,11 +16,6 @@ import java.util.function.IntSupplier;
  * @param nominateFromNodes from this many nodes every woken pod is nominated (0: always)
  */
 record WakeWrites(IntSupplier kubernetesNodes, int nominateFromNodes) {
-  /** Every wake-up nominates (the behaviour before the setting). */
-  static WakeWrites alwaysNominate() {
-    return new WakeWrites(() -> 0, 0);
-  }
-
   /**
    * @param toldMeanwhile this extender told the pod it waits (its informer may not show it yet)
    */

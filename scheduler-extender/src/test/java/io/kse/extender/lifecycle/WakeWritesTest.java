@@ -33,7 +33,7 @@ class WakeWritesTest {
   void fromTheThresholdOnEveryWokenPodIsNominated() {
     assertThat(new WakeWrites(() -> 1000, 1000).of(gated(), false))
         .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
-    assertThat(WakeWrites.alwaysNominate().of(gated(), false))
+    assertThat(new WakeWrites(() -> 0, 0).of(gated(), false))
         .isEqualTo(WakeUp.NOMINATE_THEN_UNGATE);
   }
 
