@@ -63,6 +63,13 @@ final class PreemptionAttribution {
     tracker.observe(change);
   }
 
+  /** A Slurm node changed: a node seen down explains the runs lost on it (not a preemption). */
+  void observeNode(
+      java.util.Optional<io.kse.slurm.SlurmNode> before,
+      java.util.Optional<io.kse.slurm.SlurmNode> after) {
+    tracker.onNodeChange(before, after, clock.instant());
+  }
+
   private void preempted(SlurmJob placeholder, SlurmJob victim) {
     var p = policy.get().policy();
     // the pod's own tier: several tiers may share the placeholder's partition or QoS
@@ -100,13 +107,31 @@ final class PreemptionAttribution {
     // the previous writer saved, which told the pod) is not charged or told again.
     // the run it lost: a job requeued and preempted again is a second preemption
     if (!ledger.record(
-            tier, gpus, victim.nodes().size(), clock.instant(), victim.id(), victim.restartCount())
-        || !mayAct.getAsBoolean()) {
+        tier, gpus, victim.nodes().size(), clock.instant(), victim.id(), victim.restartCount())) {
+      return;
+    }
+    // every charge is logged, the standby's too (writer=false): a charge nobody was told of is
+    // still one an SRE can find (issue 29's soak met one only the standby had recorded)
+    boolean writer = mayAct.getAsBoolean();
+    PlaceholderTag tag = ours.apply(placeholder).orElseThrow();
+    PodRef ref = PodRef.of(tag);
+    LOG.info(
+        "slurm_preemption pod={} uid={} slurmJob={} tier={} victimJob={} victimRun={}"
+            + " victimTier={} gpus={} nodes={} writer={}",
+        ref,
+        ref.uid(),
+        placeholder.id(),
+        tier,
+        victim.id(),
+        victim.restartCount(),
+        victimTier,
+        gpus,
+        victim.nodes(),
+        writer);
+    if (!writer) {
       return;
     }
     metrics.preemption(tier, victimTier);
-    PlaceholderTag tag = ours.apply(placeholder).orElseThrow();
-    PodRef ref = PodRef.of(tag);
     String what =
         "Slurm preempted job "
             + victim.id()
@@ -123,16 +148,6 @@ final class PreemptionAttribution {
             + String.join(",", victim.nodes())
             + " for this pod's placeholder job "
             + placeholder.id();
-    LOG.info(
-        "slurm_preemption pod={} uid={} slurmJob={} tier={} victimJob={} victimTier={} gpus={} nodes={}",
-        ref,
-        ref.uid(),
-        placeholder.id(),
-        tier,
-        victim.id(),
-        victimTier,
-        gpus,
-        victim.nodes());
     workers.execute(() -> actions.event(ref, EventReason.PREEMPTED, what));
   }
 }

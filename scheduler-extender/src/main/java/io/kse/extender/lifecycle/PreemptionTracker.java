@@ -29,6 +29,18 @@ public final class PreemptionTracker {
 
   private final Deque<Seen> victims = new ArrayDeque<>();
   private final Deque<Seen> starts = new ArrayDeque<>();
+
+  /**
+   * Per started placeholder and node, the GPUs it may still be charged for: what it asked per node,
+   * less the GPUs of victims charged to it there. A job that lost its run on that node in the same
+   * second to another preemptor (a critical job) is then not charged to us as well.
+   */
+  private final java.util.Map<Long, java.util.Map<String, Integer>> gpusLeft =
+      new java.util.HashMap<>();
+
+  /** When each node was seen down: a job whose node failed lost its run to that, not to us. */
+  private final NodeDowntime downtime = new NodeDowntime();
+
   private final BiConsumer<SlurmJob, SlurmJob> onPreemption;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
@@ -95,6 +107,7 @@ public final class PreemptionTracker {
         && !after.isAllocated()) {
       // a placeholder that ended takes nothing from jobs that lose their nodes later
       starts.removeIf(s -> s.job().id() == after.id());
+      gpusLeft.remove(after.id());
     } else if (!placeholder) {
       observeOther(c, after, now);
     }
@@ -127,7 +140,7 @@ public final class PreemptionTracker {
       // the placeholder that took its node: the earliest started of those that share one
       Optional<Seen> taker =
           starts.stream()
-              .filter(s -> shares(s.job(), victim))
+              .filter(s -> mayHaveTaken(s.job(), victim))
               .min(
                   java.util.Comparator.comparing(
                       (Seen s) -> s.job().startTime().orElse(Instant.MAX)));
@@ -155,9 +168,9 @@ public final class PreemptionTracker {
    * the preemption another placeholder made.
    */
   private static boolean shares(SlurmJob placeholder, SlurmJob victim) {
-    List<String> shared = new ArrayList<>(placeholder.nodes());
-    shared.retainAll(victim.nodes());
-    if (shared.isEmpty() || victim.startTime().isEmpty() || placeholder.startTime().isEmpty()) {
+    if (sharedNodes(placeholder, victim).isEmpty()
+        || victim.startTime().isEmpty()
+        || placeholder.startTime().isEmpty()) {
       return false;
     }
     Instant started = placeholder.startTime().get();
@@ -187,11 +200,77 @@ public final class PreemptionTracker {
    * paired victim is never kept in {@code victims}, and a job is seen losing a run only once.
    */
   private boolean pair(SlurmJob placeholder, SlurmJob victim) {
-    if (shares(placeholder, victim)) {
-      onPreemption.accept(placeholder, victim);
+    if (!mayHaveTaken(placeholder, victim)) {
+      return false;
+    }
+    if (placeholder.gpusPerNode() > 0) {
+      java.util.Map<String, Integer> left =
+          gpusLeft.computeIfAbsent(placeholder.id(), id -> new java.util.HashMap<>());
+      for (String n : sharedNodes(placeholder, victim)) {
+        left.put(n, left.getOrDefault(n, placeholder.gpusPerNode()) - victim.gpusPerNode());
+      }
+    }
+    onPreemption.accept(placeholder, victim);
+    return true;
+  }
+
+  /**
+   * Whether the placeholder may have taken the victim's run: it started on one of the victim's
+   * nodes in time ({@link #shares}), none of the victim's nodes failed in between, and the GPUs
+   * charged to it on a node they share do not yet cover what it asked there.
+   */
+  private boolean mayHaveTaken(SlurmJob placeholder, SlurmJob victim) {
+    if (!shares(placeholder, victim)) {
+      return false;
+    }
+    Instant from = victim.startTime().orElseThrow();
+    Instant to = placeholder.startTime().orElseThrow();
+    Optional<String> failed =
+        victim.nodes().stream().filter(n -> downtime.wasDown(n, from, to)).findFirst();
+    if (failed.isPresent()) {
+      LOG.info(
+          "preemption_not_charged slurmJob={} victimJob={} reason=\"node {} was down after the"
+              + " victim started: it lost its run to the failure\"",
+          placeholder.id(),
+          victim.id(),
+          failed.get());
+      return false;
+    }
+    if (placeholder.gpusPerNode() == 0) {
       return true;
     }
-    return false;
+    java.util.Map<String, Integer> left =
+        gpusLeft.getOrDefault(placeholder.id(), java.util.Map.of());
+    boolean room =
+        sharedNodes(placeholder, victim).stream()
+            .anyMatch(n -> left.getOrDefault(n, placeholder.gpusPerNode()) > 0);
+    if (!room) {
+      LOG.info(
+          "preemption_not_charged slurmJob={} victimJob={} reason=\"the GPUs it asked on {} are"
+              + " charged already: the victim lost its run to another job\"",
+          placeholder.id(),
+          victim.id(),
+          sharedNodes(placeholder, victim));
+    }
+    return room;
+  }
+
+  private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {
+    List<String> shared = new ArrayList<>(placeholder.nodes());
+    shared.retainAll(victim.nodes());
+    return shared;
+  }
+
+  /** A node's state changed (the cache's node listener): a node seen down is remembered a while. */
+  public synchronized void onNodeChange(
+      Optional<io.kse.slurm.SlurmNode> before, Optional<io.kse.slurm.SlurmNode> after, Instant at) {
+    String name = after.or(() -> before).map(io.kse.slurm.SlurmNode::name).orElseThrow();
+    downtime.observe(name, after.map(PreemptionTracker::isDown).orElse(false), at);
+  }
+
+  /** Down: Slurm ended or requeued whatever ran there (a drained node keeps its jobs). */
+  static boolean isDown(io.kse.slurm.SlurmNode n) {
+    return n.state().equals("down");
   }
 
   private void expire(Instant now) {
@@ -200,8 +279,9 @@ public final class PreemptionTracker {
       victims.pollFirst();
     }
     while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
-      starts.pollFirst();
+      gpusLeft.remove(starts.pollFirst().job().id());
     }
+    downtime.forgetBefore(now.minus(NodeDowntime.KEPT));
   }
 
   /** The job's new state, with the nodes and start time of the run it lost. */

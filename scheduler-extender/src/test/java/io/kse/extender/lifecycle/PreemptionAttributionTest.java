@@ -112,6 +112,33 @@ class PreemptionAttributionTest {
     assertThat(told).isEmpty();
   }
 
+  /**
+   * Issue 29's soak: a charge only the standby recorded (kept by the union ledger) had no log line
+   * anywhere. Every replica logs each charge it records, saying whether it is the writer.
+   */
+  @Test
+  void aReplicaThatIsNotTheWriterLogsTheChargeItRecords() {
+    writer.set(false);
+    ch.qos.logback.classic.Logger log =
+        (ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(PreemptionAttribution.class);
+    var appender =
+        new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
+    appender.start();
+    log.addAppender(appender);
+    try {
+      preemption(attribution(j -> true));
+    } finally {
+      log.detachAppender(appender);
+    }
+    assertThat(appender.list)
+        .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .singleElement()
+        .asString()
+        .startsWith("slurm_preemption ")
+        .contains("slurmJob=9", "victimJob=1", "victimRun=1", "gpus=8", "writer=false");
+  }
+
   @Test
   void aJobThatOnlyClaimsToBeOursIsChargedToNobody() {
     preemption(attribution(j -> false));

@@ -155,6 +155,116 @@ class PreemptionTrackerTest {
     assertThat(pairs).containsExactly("38<-34");
   }
 
+  /**
+   * Issue 29's soak on 26.05: a job requeued because its node failed ("requeue job 369 due to
+   * failure of node gpu-node-7") looks like a preemption from slurmrestd; 20 s later, the node
+   * back, a placeholder started there and was charged with it.
+   */
+  @Test
+  void aJobThatLostItsRunBecauseItsNodeFailedIsNotCharged() {
+    SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    tracker.onNodeChange(Optional.empty(), Optional.of(node("n0", "down")), T0.plusSeconds(10));
+    change(train, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
+    tracker.onNodeChange(
+        Optional.of(node("n0", "down")), Optional.of(node("n0", "idle")), T0.plusSeconds(28));
+    change(
+        job(9, true, JobState.PENDING, null, null, 0),
+        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(30), 0),
+        T0.plusSeconds(30));
+    assertThat(pairs).as("the node's failure took its run").isEmpty();
+    // a later job on the node, preempted after it came back, is charged as before
+    SlurmJob next = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(40), 0);
+    change(null, next, T0.plusSeconds(40));
+    change(next, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(50));
+    change(
+        job(10, true, JobState.PENDING, null, null, 0),
+        job(10, true, JobState.RUNNING, "n0", T0.plusSeconds(50), 0),
+        T0.plusSeconds(50));
+    assertThat(pairs).containsExactly("10<-2");
+  }
+
+  /**
+   * Issue 29's soak: two 4-GPU jobs on one node lost their runs in the same second, one to our
+   * 4-GPU placeholder, one to a critical job; both were charged to the placeholder. A placeholder
+   * is charged at most the GPUs it asked on a node.
+   */
+  @Test
+  void aPlaceholderIsChargedAtMostTheGpusItAskedOnANode() {
+    SlurmJob a = withGpus(job(1, false, JobState.RUNNING, "n0", T0, 0), 4);
+    SlurmJob b = withGpus(job(2, false, JobState.RUNNING, "n0", T0, 0), 4);
+    change(a, withGpus(job(1, false, JobState.PENDING, null, null, 1), 4), T0.plusSeconds(10));
+    change(b, withGpus(job(2, false, JobState.PENDING, null, null, 1), 4), T0.plusSeconds(10));
+    change(
+        withGpus(job(9, true, JobState.PENDING, null, null, 0), 4),
+        withGpus(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0), 4),
+        T0.plusSeconds(10));
+    assertThat(pairs).as("4 GPUs asked, 4 charged").containsExactly("9<-1");
+    // the other victim is left for a placeholder that needs its GPUs
+    change(
+        withGpus(job(11, true, JobState.PENDING, null, null, 0), 4),
+        withGpus(job(11, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0), 4),
+        T0.plusSeconds(11));
+    assertThat(pairs).containsExactly("9<-1", "11<-2");
+  }
+
+  /** A placeholder across two nodes is charged up to its ask on each. */
+  @Test
+  void aPlaceholderOnTwoNodesIsChargedItsAskOnEach() {
+    SlurmJob a = job(1, false, JobState.RUNNING, "n0", T0, 0);
+    SlurmJob b = job(2, false, JobState.RUNNING, "n1", T0, 0);
+    SlurmJob pending = job(9, true, JobState.PENDING, null, null, 0);
+    SlurmJob running =
+        onNodes(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0), "n0", "n1");
+    change(pending, running, T0.plusSeconds(10));
+    change(a, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
+    change(b, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
+    assertThat(pairs).containsExactly("9<-1", "9<-2");
+  }
+
+  static io.kse.slurm.SlurmNode node(String name, String state) {
+    return new io.kse.slurm.SlurmNode(
+        name,
+        state,
+        java.util.Set.of(),
+        "",
+        java.util.Set.of(),
+        "gpu:8",
+        "",
+        8,
+        0,
+        1024,
+        List.of());
+  }
+
+  static SlurmJob withGpus(SlurmJob j, int gpus) {
+    return copy(j, j.nodes(), "gres:gpu:h100:" + gpus);
+  }
+
+  static SlurmJob onNodes(SlurmJob j, String... nodes) {
+    return copy(j, List.of(nodes), j.tresPerNode());
+  }
+
+  private static SlurmJob copy(SlurmJob j, List<String> nodes, String tres) {
+    return new SlurmJob(
+        j.id(),
+        j.name(),
+        j.comment(),
+        j.state(),
+        j.stateReason(),
+        j.partition(),
+        j.qos(),
+        nodes,
+        nodes.size(),
+        j.submitTime(),
+        j.startTime(),
+        j.endTime(),
+        j.restartCount(),
+        tres,
+        j.features(),
+        j.priority(),
+        j.lastChange());
+  }
+
   /** As Slurm shows a requeued job: a new submit time, the moment its run was taken. */
   static SlurmJob requeuedAt(SlurmJob j, Instant at) {
     return new SlurmJob(

@@ -350,8 +350,24 @@ public final class SlurmStateCache implements AutoCloseable {
    * it): the next pass lists Slurm's jobs to find it, so its retry's twin is found and cancelled.
    */
   public SlurmClient tracking(SlurmClient client) {
-    return new TrackedSlurmClient(client, this::track, () -> lostAnswerAt = clock.instant());
+    return new TrackedSlurmClient(
+        client, this::track, () -> lostAnswerAt = clock.instant(), this::cancelledByUs);
   }
+
+  /**
+   * We asked Slurm to cancel this job: of two placeholders under one key it is never the one kept,
+   * even while Slurm still shows it running (the cancel may land after the next listing). Without
+   * this, a duplicate we were cancelling could become the kept one and the kept one a duplicate,
+   * and both would be cancelled.
+   */
+  private void cancelledByUs(long jobId) {
+    cancelled.put(jobId, clock.instant());
+    reindex = true;
+  }
+
+  // written by any thread: jobs we asked Slurm to cancel, until seen ended (or an hour on)
+  private final Map<Long, Instant> cancelled = new ConcurrentHashMap<>();
+  private volatile boolean reindex;
 
   // a submission got no answer at this time: the next listing due after it
   // (LOST_ANSWER_LISTING_GAP)
@@ -705,9 +721,21 @@ public final class SlurmStateCache implements AutoCloseable {
   private void publish(Pass pass) {
     Snapshot old = pass.old;
     Map<Long, SlurmJob> jobs = pass.jobsChanged ? Map.copyOf(pass.jobs) : old.jobs();
+    boolean cancelsSince = reindex;
+    reindex = false;
+    if (pass.jobsChanged) {
+      Instant forgetBefore = clock.instant().minus(Duration.ofHours(1));
+      cancelled
+          .entrySet()
+          .removeIf(
+              e -> {
+                SlurmJob j = jobs.get(e.getKey());
+                return j != null && j.state().isFinal() || e.getValue().isBefore(forgetBefore);
+              });
+    }
     Index index =
-        pass.jobsChanged
-            ? indexByKey(jobs.values())
+        pass.jobsChanged || cancelsSince
+            ? indexByKey(jobs.values(), old.jobByKey())
             : new Index(old.jobByKey(), old.duplicatesByKey());
     snapshot =
         new Snapshot(
@@ -768,7 +796,7 @@ public final class SlurmStateCache implements AutoCloseable {
   /** The job kept per placement key, and the live ones beside it. */
   private record Index(Map<String, Long> kept, Map<String, List<Long>> duplicates) {}
 
-  private Index indexByKey(Collection<SlurmJob> jobs) {
+  private Index indexByKey(Collection<SlurmJob> jobs, Map<String, Long> keptBefore) {
     Map<String, SlurmJob> best = new HashMap<>();
     Map<String, List<SlurmJob>> live = new HashMap<>();
     PlaceholderOwner who = owner;
@@ -776,7 +804,7 @@ public final class SlurmStateCache implements AutoCloseable {
       who.tagOf(j)
           .ifPresent(
               tag -> {
-                best.merge(tag.key(), j, SlurmStateCache::preferred);
+                best.merge(tag.key(), j, (a, b) -> preferred(a, b, keptBefore.get(tag.key())));
                 if (!j.state().isFinal()) {
                   live.computeIfAbsent(tag.key(), k -> new ArrayList<>()).add(j);
                 }
@@ -803,19 +831,31 @@ public final class SlurmStateCache implements AutoCloseable {
   }
 
   /**
-   * A live job beats an ended one, one holding nodes beats one still pending (a pod may already be
-   * woken for it), otherwise the newer (higher id) wins.
+   * A live job beats an ended one; of live ones, one we have not asked Slurm to cancel beats one we
+   * have, and one holding nodes beats one still pending (a pod may already be woken for it).
+   * Between two alike, the one kept before stays kept: flipping would make the kept one a duplicate
+   * to cancel while the other is being cancelled already. Otherwise the newer (higher id) wins.
    */
-  private static SlurmJob preferred(SlurmJob a, SlurmJob b) {
-    boolean aLive = !a.state().isFinal();
-    boolean bLive = !b.state().isFinal();
-    if (aLive != bLive) {
-      return aLive ? a : b;
+  private SlurmJob preferred(SlurmJob a, SlurmJob b, Long keptBefore) {
+    int ra = rank(a);
+    int rb = rank(b);
+    if (ra != rb) {
+      return ra > rb ? a : b;
     }
-    if (aLive && a.isAllocated() != b.isAllocated()) {
-      return a.isAllocated() ? a : b;
+    if (keptBefore != null && (a.id() == keptBefore || b.id() == keptBefore)) {
+      return a.id() == keptBefore ? a : b;
     }
     return a.id() >= b.id() ? a : b;
+  }
+
+  private int rank(SlurmJob j) {
+    if (j.state().isFinal()) {
+      return 0;
+    }
+    if (cancelled.containsKey(j.id())) {
+      return 1;
+    }
+    return j.isAllocated() ? 3 : 2;
   }
 
   private void notifyJob(JobChange c) {

@@ -15,15 +15,20 @@ final class TrackedSlurmClient extends ForwardingSlurmClient {
   private final SlurmClient delegate;
   private final LongConsumer track;
   private final Runnable lostSubmission;
+  private final LongConsumer cancelling;
 
   /**
    * @param lostSubmission a submission got no answer: slurmctld may have made the job all the same,
    *     and only a listing of its jobs can find it
+   * @param cancelling told before each cancel is sent: whatever its answer, the job is one we gave
+   *     up
    */
-  TrackedSlurmClient(SlurmClient delegate, LongConsumer track, Runnable lostSubmission) {
+  TrackedSlurmClient(
+      SlurmClient delegate, LongConsumer track, Runnable lostSubmission, LongConsumer cancelling) {
     this.delegate = delegate;
     this.track = track;
     this.lostSubmission = lostSubmission;
+    this.cancelling = cancelling;
   }
 
   @Override
@@ -57,6 +62,7 @@ final class TrackedSlurmClient extends ForwardingSlurmClient {
 
   @Override
   public void cancel(long jobId) {
+    cancelling.accept(jobId);
     try {
       delegate.cancel(jobId);
     } finally {

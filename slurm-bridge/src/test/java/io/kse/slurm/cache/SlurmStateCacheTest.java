@@ -61,14 +61,57 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(cache.jobFor("u1"))
         .map(SlurmJob::id)
-        .as("both hold nodes: the newer")
-        .contains(second);
-    assertThat(cache.duplicatesOf("u1")).extracting(SlurmJob::id).containsExactly(first);
-    slurm.end(first, JobState.CANCELLED);
+        .as("both hold nodes: the one kept before stays kept (the other is being cancelled)")
+        .contains(first);
+    assertThat(cache.duplicatesOf("u1")).extracting(SlurmJob::id).containsExactly(second);
+    slurm.end(second, JobState.CANCELLED);
     tick();
     cache.resyncSoon();
     cache.pollOnce();
     assertThat(cache.duplicatesOf("u1")).as("an ended one is no duplicate").isEmpty();
+  }
+
+  /**
+   * OutageE2E found it: a lost submit answer left two placeholders; the pass kept the one holding a
+   * node and cancelled the other, which Slurm allocated before the cancel landed. The cache then
+   * kept the newer one (the one being cancelled) and named the kept one a duplicate: both were
+   * cancelled and the bound pod was evicted. A job we asked Slurm to cancel is never kept.
+   */
+  @Test
+  void aDuplicateWeAreCancellingIsNeverKeptEvenWhenSlurmAllocatesItBeforeTheCancelLands() {
+    long first = submit("u1");
+    long second = submit("u1");
+    slurm.allocate(second, List.of("gpu-node-1"));
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).contains(second);
+    slurm.allocate(first, List.of("gpu-node-0"));
+    tick();
+    cache.resyncSoon();
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).as("kept before").contains(second);
+    io.kse.slurm.SlurmClient cancelNotLandedYet =
+        new io.kse.slurm.ForwardingSlurmClient() {
+          @Override
+          protected io.kse.slurm.SlurmClient delegate() {
+            return slurm;
+          }
+
+          @Override
+          public void cancel(long jobId) {
+            // slurmctld took it; the next listing still shows the job running
+          }
+        };
+    cache.tracking(cancelNotLandedYet).cancel(second);
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1"))
+        .map(SlurmJob::id)
+        .as("the one we are cancelling is not kept, though Slurm still shows it running")
+        .contains(first);
+    assertThat(cache.duplicatesOf("u1")).extracting(SlurmJob::id).containsExactly(second);
+    tick();
+    cache.resyncSoon();
+    cache.pollOnce();
+    assertThat(cache.jobFor("u1")).map(SlurmJob::id).as("and never again").contains(first);
   }
 
   @Test
