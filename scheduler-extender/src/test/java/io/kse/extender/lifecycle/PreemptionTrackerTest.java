@@ -44,19 +44,21 @@ class PreemptionTrackerTest {
     tracker.observe(new JobChange(Optional.ofNullable(before), Optional.of(after), at));
   }
 
+  /** Placeholder {@code id} seen starting on {@code node} at {@code at}. */
+  void placeholderStarts(long id, String node, Instant at) {
+    change(
+        job(id, true, JobState.PENDING, null, null, 0),
+        job(id, true, JobState.RUNNING, node, at, 0),
+        at);
+  }
+
   @Test
   void pairsAVictimAndThePlaceholderThatTookItsNodeInEitherOrder() {
     SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
     change(train, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
-    change(
-        job(9, true, JobState.PENDING, null, null, 0),
-        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0),
-        T0.plusSeconds(10));
+    placeholderStarts(9, "n0", T0.plusSeconds(10));
     SlurmJob train2 = job(2, false, JobState.RUNNING, "n1", T0, 0);
-    change(
-        job(8, true, JobState.PENDING, null, null, 0),
-        job(8, true, JobState.RUNNING, "n1", T0.plusSeconds(11), 0),
-        T0.plusSeconds(11));
+    placeholderStarts(8, "n1", T0.plusSeconds(11));
     change(train2, job(2, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(11));
     assertThat(pairs).containsExactly("9<-1", "8<-2");
   }
@@ -69,10 +71,7 @@ class PreemptionTrackerTest {
     SlurmJob completing = job(1, false, JobState.COMPLETING, "n0", T0, 0);
     change(train, completing, T0.plusSeconds(10));
     change(completing, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(11));
-    change(
-        job(9, true, JobState.PENDING, null, null, 0),
-        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0),
-        T0.plusSeconds(11));
+    placeholderStarts(9, "n0", T0.plusSeconds(11));
     assertThat(pairs).containsExactly("9<-1");
   }
 
@@ -84,19 +83,13 @@ class PreemptionTrackerTest {
     // training then runs on n0 and is later preempted by another placeholder
     SlurmJob train = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(3), 0);
     change(train, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(5));
-    change(
-        job(10, true, JobState.PENDING, null, null, 0),
-        job(10, true, JobState.RUNNING, "n0", T0.plusSeconds(5), 0),
-        T0.plusSeconds(5));
+    placeholderStarts(10, "n0", T0.plusSeconds(5));
     assertThat(pairs).containsExactly("10<-2");
   }
 
   @Test
   void aVictimThatStartedAfterThePlaceholderIsNotItsVictim() {
-    change(
-        job(1, true, JobState.PENDING, null, null, 0),
-        job(1, true, JobState.RUNNING, "n0", T0, 0),
-        T0);
+    placeholderStarts(1, "n0", T0);
     SlurmJob train = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(1), 0);
     change(train, job(2, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(2));
     assertThat(pairs).isEmpty();
@@ -119,14 +112,8 @@ class PreemptionTrackerTest {
 
   @Test
   void aVictimSeenAfterSeveralStartsGoesToTheFirstThatTookItsNode() {
-    change(
-        job(30, true, JobState.PENDING, null, null, 0),
-        job(30, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0),
-        T0.plusSeconds(11));
-    change(
-        job(31, true, JobState.PENDING, null, null, 0),
-        job(31, true, JobState.RUNNING, "n0", T0.plusSeconds(12), 0),
-        T0.plusSeconds(12));
+    placeholderStarts(30, "n0", T0.plusSeconds(11));
+    placeholderStarts(31, "n0", T0.plusSeconds(12));
     SlurmJob train = job(1, false, JobState.RUNNING, "n0", T0, 0);
     change(train, job(1, false, JobState.PREEMPTED, null, null, 0), T0.plusSeconds(12));
     assertThat(pairs).containsExactly("30<-1");
@@ -140,10 +127,7 @@ class PreemptionTrackerTest {
   void aPlaceholderAlreadyRunningBesideTheVictimDidNotTakeItsNode() {
     SlurmJob train = job(34, false, JobState.RUNNING, "n0", T0, 0);
     change(null, train, T0);
-    change(
-        job(30, true, JobState.PENDING, null, null, 0),
-        job(30, true, JobState.RUNNING, "n0", T0.plusSeconds(5), 0),
-        T0.plusSeconds(5));
+    placeholderStarts(30, "n0", T0.plusSeconds(5));
     Instant requeued = T0.plusSeconds(45);
     SlurmJob lost = requeuedAt(job(34, false, JobState.PENDING, null, null, 1), requeued);
     change(train, lost, requeued.plusMillis(300));
@@ -167,19 +151,13 @@ class PreemptionTrackerTest {
     change(train, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
     tracker.onNodeChange(
         Optional.of(node("n0", "down")), Optional.of(node("n0", "idle")), T0.plusSeconds(28));
-    change(
-        job(9, true, JobState.PENDING, null, null, 0),
-        job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(30), 0),
-        T0.plusSeconds(30));
+    placeholderStarts(9, "n0", T0.plusSeconds(30));
     assertThat(pairs).as("the node's failure took its run").isEmpty();
     // a later job on the node, preempted after it came back, is charged as before
     SlurmJob next = job(2, false, JobState.RUNNING, "n0", T0.plusSeconds(40), 0);
     change(null, next, T0.plusSeconds(40));
     change(next, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(50));
-    change(
-        job(10, true, JobState.PENDING, null, null, 0),
-        job(10, true, JobState.RUNNING, "n0", T0.plusSeconds(50), 0),
-        T0.plusSeconds(50));
+    placeholderStarts(10, "n0", T0.plusSeconds(50));
     assertThat(pairs).containsExactly("10<-2");
   }
 
