@@ -70,7 +70,11 @@ final class PreemptionAttribution {
     tracker.onNodeChange(before, after, clock.instant());
   }
 
-  private void preempted(SlurmJob placeholder, SlurmJob victim) {
+  /**
+   * Charges (and, on the writer, tells) the preemption the tracker found; false when the pair
+   * cannot stand: the policy says the placeholder's tier may not preempt the victim's.
+   */
+  private boolean preempted(SlurmJob placeholder, SlurmJob victim) {
     var p = policy.get().policy();
     // the pod's own tier: several tiers may share the placeholder's partition or QoS
     String tier =
@@ -99,7 +103,7 @@ final class PreemptionAttribution {
           victimTier,
           tier,
           victimTier);
-      return;
+      return false;
     }
     long gpus = (long) victim.gpusPerNode() * victim.nodes().size();
     // every replica charges its own ledger, so budgets hold across a fail-over; only the writer
@@ -108,7 +112,7 @@ final class PreemptionAttribution {
     // the run it lost: a job requeued and preempted again is a second preemption
     if (!ledger.record(
         tier, gpus, victim.nodes().size(), clock.instant(), victim.id(), victim.restartCount())) {
-      return;
+      return true;
     }
     // every charge is logged, the standby's too (writer=false): a charge nobody was told of is
     // still one an SRE can find (issue 29's soak met one only the standby had recorded)
@@ -129,7 +133,7 @@ final class PreemptionAttribution {
         victim.nodes(),
         writer);
     if (!writer) {
-      return;
+      return true;
     }
     metrics.preemption(tier, victimTier);
     String what =
@@ -149,5 +153,6 @@ final class PreemptionAttribution {
             + " for this pod's placeholder job "
             + placeholder.id();
     workers.execute(() -> actions.event(ref, EventReason.PREEMPTED, what));
+    return true;
   }
 }

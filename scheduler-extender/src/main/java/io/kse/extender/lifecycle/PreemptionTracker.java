@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 
 /**
  * Slurm preempts on its own; this works out afterwards which placeholder took which job's nodes, so
@@ -41,25 +41,27 @@ public final class PreemptionTracker {
   /** When each node was seen down: a job whose node failed lost its run to that, not to us. */
   private final NodeDowntime downtime = new NodeDowntime();
 
-  private final BiConsumer<SlurmJob, SlurmJob> onPreemption;
+  private final BiPredicate<SlurmJob, SlurmJob> onPreemption;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
 
   private final java.util.function.Predicate<SlurmJob> ours;
 
   /**
-   * @param onPreemption called with (placeholder, victim) for every pair found
+   * @param onPreemption called with (placeholder, victim) for every pair found; false when the pair
+   *     cannot stand (the policy says the placeholder's tier may not preempt the victim's): the
+   *     victim is then left for another placeholder, and the GPUs stay the placeholder's to charge
    * @param ours whether a job is one of our placeholders (a copy of our tag under another Slurm
    *     user is not: it is any other job, and may be a victim)
    */
   public PreemptionTracker(
-      BiConsumer<SlurmJob, SlurmJob> onPreemption, java.util.function.Predicate<SlurmJob> ours) {
+      BiPredicate<SlurmJob, SlurmJob> onPreemption, java.util.function.Predicate<SlurmJob> ours) {
     this.onPreemption = onPreemption;
     this.ours = ours;
   }
 
   /** A tracker that takes every job with our tag for a placeholder (tests). */
-  public PreemptionTracker(BiConsumer<SlurmJob, SlurmJob> onPreemption) {
+  public PreemptionTracker(BiPredicate<SlurmJob, SlurmJob> onPreemption) {
     this(onPreemption, j -> j.placeholder().isPresent());
   }
 
@@ -200,7 +202,19 @@ public final class PreemptionTracker {
    * paired victim is never kept in {@code victims}, and a job is seen losing a run only once.
    */
   private boolean pair(SlurmJob placeholder, SlurmJob victim) {
-    if (!mayHaveTaken(placeholder, victim)) {
+    if (!shares(placeholder, victim)) {
+      return false;
+    }
+    Optional<String> whyNot = whyNot(placeholder, victim);
+    if (whyNot.isPresent()) {
+      LOG.info(
+          "preemption_not_charged slurmJob={} victimJob={} reason=\"{}\"",
+          placeholder.id(),
+          victim.id(),
+          whyNot.get());
+      return false;
+    }
+    if (!onPreemption.test(placeholder, victim)) {
       return false;
     }
     if (placeholder.gpusPerNode() > 0) {
@@ -210,49 +224,40 @@ public final class PreemptionTracker {
         left.put(n, left.getOrDefault(n, placeholder.gpusPerNode()) - victim.gpusPerNode());
       }
     }
-    onPreemption.accept(placeholder, victim);
     return true;
   }
 
-  /**
-   * Whether the placeholder may have taken the victim's run: it started on one of the victim's
-   * nodes in time ({@link #shares}), none of the victim's nodes failed in between, and the GPUs
-   * charged to it on a node they share do not yet cover what it asked there.
-   */
+  /** Whether the placeholder may have taken the victim's run ({@link #whyNot} says no reason). */
   private boolean mayHaveTaken(SlurmJob placeholder, SlurmJob victim) {
-    if (!shares(placeholder, victim)) {
-      return false;
-    }
+    return shares(placeholder, victim) && whyNot(placeholder, victim).isEmpty();
+  }
+
+  /**
+   * Why a placeholder that started on one of the victim's nodes in time ({@link #shares}) did not
+   * take its run: one of the victim's nodes was down in between (the failure took it), or the GPUs
+   * charged to the placeholder on every node they share already cover what it asked there.
+   */
+  private Optional<String> whyNot(SlurmJob placeholder, SlurmJob victim) {
     Instant from = victim.startTime().orElseThrow();
     Instant to = placeholder.startTime().orElseThrow();
     Optional<String> failed =
         victim.nodes().stream().filter(n -> downtime.wasDown(n, from, to)).findFirst();
     if (failed.isPresent()) {
-      LOG.info(
-          "preemption_not_charged slurmJob={} victimJob={} reason=\"node {} was down after the"
-              + " victim started: it lost its run to the failure\"",
-          placeholder.id(),
-          victim.id(),
-          failed.get());
-      return false;
+      return Optional.of(
+          "node " + failed.get() + " was down after the victim started: the failure took its run");
     }
     if (placeholder.gpusPerNode() == 0) {
-      return true;
+      return Optional.empty();
     }
     java.util.Map<String, Integer> left =
         gpusLeft.getOrDefault(placeholder.id(), java.util.Map.of());
-    boolean room =
-        sharedNodes(placeholder, victim).stream()
-            .anyMatch(n -> left.getOrDefault(n, placeholder.gpusPerNode()) > 0);
-    if (!room) {
-      LOG.info(
-          "preemption_not_charged slurmJob={} victimJob={} reason=\"the GPUs it asked on {} are"
-              + " charged already: the victim lost its run to another job\"",
-          placeholder.id(),
-          victim.id(),
-          sharedNodes(placeholder, victim));
-    }
-    return room;
+    List<String> shared = sharedNodes(placeholder, victim);
+    return shared.stream().anyMatch(n -> left.getOrDefault(n, placeholder.gpusPerNode()) > 0)
+        ? Optional.empty()
+        : Optional.of(
+            "the GPUs it asked on "
+                + shared
+                + " are charged already: the victim lost its run to another job");
   }
 
   private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {

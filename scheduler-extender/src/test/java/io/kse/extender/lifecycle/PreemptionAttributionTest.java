@@ -158,4 +158,27 @@ class PreemptionAttributionTest {
     assertThat(told).isEmpty();
     assertThat(meters.find("kse.preemptions").counter()).isNull();
   }
+
+  /**
+   * A pairing the policy refuses uses none of the placeholder's GPUs: the job it did preempt on the
+   * same node, in the same second, is still charged to it.
+   */
+  @Test
+  void aRefusedPairingLeavesThePlaceholdersGpusForItsRealVictim() {
+    PreemptionAttribution a = attribution(j -> true);
+    SlurmJob scavenger =
+        PreemptionTrackerTest.inPartition(
+            job(2, false, JobState.RUNNING, "n0", T0, 0), "scavenger");
+    a.observe(new JobChange(Optional.empty(), Optional.of(scavenger), T0));
+    a.observe(
+        new JobChange(
+            Optional.of(scavenger),
+            Optional.of(
+                PreemptionTrackerTest.inPartition(
+                    job(2, false, JobState.PENDING, null, null, 1), "scavenger")),
+            T0.plusSeconds(10)));
+    preemption(a);
+    assertThat(gpusCharged()).as("job 1, the training job it preempted").isEqualTo(8);
+    assertThat(told).singleElement().asString().contains("Slurm preempted job 1 ");
+  }
 }

@@ -214,22 +214,26 @@ class PreemptionTrackerTest {
         List.of());
   }
 
+  static SlurmJob inPartition(SlurmJob j, String partition) {
+    return copy(j, partition, j.nodes(), j.tresPerNode());
+  }
+
   static SlurmJob withGpus(SlurmJob j, int gpus) {
-    return copy(j, j.nodes(), "gres:gpu:h100:" + gpus);
+    return copy(j, j.partition(), j.nodes(), "gres:gpu:h100:" + gpus);
   }
 
   static SlurmJob onNodes(SlurmJob j, String... nodes) {
-    return copy(j, List.of(nodes), j.tresPerNode());
+    return copy(j, j.partition(), List.of(nodes), j.tresPerNode());
   }
 
-  private static SlurmJob copy(SlurmJob j, List<String> nodes, String tres) {
+  private static SlurmJob copy(SlurmJob j, String partition, List<String> nodes, String tres) {
     return new SlurmJob(
         j.id(),
         j.name(),
         j.comment(),
         j.state(),
         j.stateReason(),
-        j.partition(),
+        partition,
         j.qos(),
         nodes,
         nodes.size(),
