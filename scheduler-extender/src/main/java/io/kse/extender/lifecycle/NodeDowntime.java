@@ -4,48 +4,40 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * When each Slurm node was seen down, as intervals of our clock (from the pass that saw it down to
- * the pass that saw it up again), kept {@link #KEPT}: enough to tell a job that lost its run to a
- * node failure from one a placeholder preempted. Not thread-safe (the tracker's lock).
+ * When each Slurm node was seen going down (our clock: the pass whose node listing first showed it
+ * down), kept {@link #KEPT}: enough to tell a job that lost its run to a node failure from one a
+ * placeholder preempted. Not thread-safe (the tracker's lock).
  */
 final class NodeDowntime {
   /** Longer than a victim and its taker are kept waiting for each other. */
   static final Duration KEPT = PreemptionTracker.WINDOW.multipliedBy(5);
 
-  private record Down(Instant from, Instant to) {}
+  private final Map<String, List<Instant>> wentDown = new HashMap<>();
+  private final Set<String> down = new HashSet<>();
 
-  private final Map<String, List<Down>> byNode = new HashMap<>();
-
-  /** The node was seen down (or up) at {@code at}. Repeats of either are harmless. */
-  void observe(String node, boolean down, Instant at) {
-    List<Down> list = byNode.computeIfAbsent(node, n -> new ArrayList<>());
-    Down last = list.isEmpty() ? null : list.get(list.size() - 1);
-    boolean open = last != null && last.to() == null;
-    if (down && !open) {
-      list.add(new Down(at, null));
-    } else if (!down && open) {
-      list.set(list.size() - 1, new Down(last.from(), at));
-    } else if (list.isEmpty()) {
-      byNode.remove(node);
+  /** The node was seen down (or not) at {@code at}; only a change to down is remembered. */
+  void observe(String node, boolean isDown, Instant at) {
+    if (!isDown) {
+      down.remove(node);
+    } else if (down.add(node)) {
+      wentDown.computeIfAbsent(node, n -> new ArrayList<>()).add(at);
     }
   }
 
-  /** Whether the node was seen down at some moment of [from, to]. */
-  boolean wasDown(String node, Instant from, Instant to) {
-    for (Down d : byNode.getOrDefault(node, List.of())) {
-      if (!d.from().isAfter(to) && (d.to() == null || !d.to().isBefore(from))) {
-        return true;
-      }
-    }
-    return false;
+  /** Whether the node was seen going down at some moment of [from, to]. */
+  boolean wentDown(String node, Instant from, Instant to) {
+    return wentDown.getOrDefault(node, List.of()).stream()
+        .anyMatch(t -> !t.isBefore(from) && !t.isAfter(to));
   }
 
   void forgetBefore(Instant cutoff) {
-    byNode.values().forEach(l -> l.removeIf(d -> d.to() != null && d.to().isBefore(cutoff)));
-    byNode.values().removeIf(List::isEmpty);
+    wentDown.values().forEach(l -> l.removeIf(t -> t.isBefore(cutoff)));
+    wentDown.values().removeIf(List::isEmpty);
   }
 }

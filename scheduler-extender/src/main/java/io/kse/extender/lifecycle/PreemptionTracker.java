@@ -238,13 +238,10 @@ public final class PreemptionTracker {
    * charged to the placeholder on every node they share already cover what it asked there.
    */
   private Optional<String> whyNot(SlurmJob placeholder, SlurmJob victim) {
-    Instant from = victim.startTime().orElseThrow();
-    Instant to = placeholder.startTime().orElseThrow();
-    Optional<String> failed =
-        victim.nodes().stream().filter(n -> downtime.wasDown(n, from, to)).findFirst();
+    Optional<String> failed = failedNode(placeholder, victim);
     if (failed.isPresent()) {
       return Optional.of(
-          "node " + failed.get() + " was down after the victim started: the failure took its run");
+          "node " + failed.get() + " went down as the victim lost its run: the failure took it");
     }
     if (placeholder.gpusPerNode() == 0) {
       return Optional.empty();
@@ -258,6 +255,26 @@ public final class PreemptionTracker {
             "the GPUs it asked on "
                 + shared
                 + " are charged already: the victim lost its run to another job");
+  }
+
+  /**
+   * A node of the victim seen going down from when it lost its run (Slurm's time, less {@link
+   * #LOSS_SLACK}) until the placeholder started: a failure kills and requeues a node's jobs at
+   * once, so the down is seen then, and a placeholder can start there only once the node is back. A
+   * down seen earlier is not this loss's cause (the soak found a node's earlier down blamed for a
+   * preemption 38 s later). When Slurm no longer says when the run was lost, the run's start bounds
+   * it instead; when neither is known, no failure is assumed (a budget errs on counting).
+   */
+  private Optional<String> failedNode(SlurmJob placeholder, SlurmJob victim) {
+    Optional<Instant> from =
+        lostAt(victim)
+            .map(l -> l.minus(LOSS_SLACK))
+            .or(() -> victim.startTime().filter(t -> t.isAfter(Instant.EPOCH)));
+    if (from.isEmpty()) {
+      return Optional.empty();
+    }
+    Instant to = placeholder.startTime().orElseThrow();
+    return victim.nodes().stream().filter(n -> downtime.wentDown(n, from.get(), to)).findFirst();
   }
 
   private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {
