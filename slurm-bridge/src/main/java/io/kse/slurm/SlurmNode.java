@@ -11,6 +11,7 @@ import java.util.Set;
  * @param flags state flags, upper case ({@code DRAIN}, {@code NOT_RESPONDING}, …)
  * @param reason the admin reason (drain/down), empty when none
  * @param features active features, e.g. the NVLink domain {@code nvl-0}
+ * @param reasonSince when Slurm set the reason (its clock): for a node set down, when it went down
  */
 public record SlurmNode(
     String name,
@@ -23,12 +24,46 @@ public record SlurmNode(
     int cpus,
     int allocCpus,
     long realMemoryMb,
-    List<String> partitions) {
+    List<String> partitions,
+    java.util.Optional<java.time.Instant> reasonSince) {
 
   public SlurmNode {
     flags = Set.copyOf(flags);
     features = Set.copyOf(features);
     partitions = List.copyOf(partitions);
+  }
+
+  /** A node whose reason's time is not known. */
+  public SlurmNode(
+      String name,
+      String state,
+      Set<String> flags,
+      String reason,
+      Set<String> features,
+      String gres,
+      String gresUsed,
+      int cpus,
+      int allocCpus,
+      long realMemoryMb,
+      List<String> partitions) {
+    this(
+        name,
+        state,
+        flags,
+        reason,
+        features,
+        gres,
+        gresUsed,
+        cpus,
+        allocCpus,
+        realMemoryMb,
+        partitions,
+        java.util.Optional.empty());
+  }
+
+  /** Down: Slurm ended or requeued whatever ran here (a drained node keeps its jobs). */
+  public boolean isDown() {
+    return state.equals("down");
   }
 
   /** Draining or drained: Slurm schedules nothing new here. */

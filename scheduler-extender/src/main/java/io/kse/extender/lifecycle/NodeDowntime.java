@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * When each Slurm node was seen going down (our clock: the pass whose node listing first showed it
+ * When each Slurm node went down, as Slurm stamped it where it says (else when a pass first saw it
  * down), kept {@link #KEPT}: enough to tell a job that lost its run to a node failure from one a
  * placeholder preempted. Not thread-safe (the tracker's lock).
  */
@@ -21,7 +21,7 @@ final class NodeDowntime {
   private final Map<String, List<Instant>> wentDown = new HashMap<>();
   private final Set<String> down = new HashSet<>();
 
-  /** The node was seen down (or not) at {@code at}; only a change to down is remembered. */
+  /** The node was seen down (since {@code at}) or not; only a change to down is remembered. */
   void observe(String node, boolean isDown, Instant at) {
     if (!isDown) {
       down.remove(node);
@@ -30,7 +30,7 @@ final class NodeDowntime {
     }
   }
 
-  /** Whether the node was seen going down at some moment of [from, to]. */
+  /** Whether the node went down at some moment of [from, to]. */
   boolean wentDown(String node, Instant from, Instant to) {
     return wentDown.getOrDefault(node, List.of()).stream()
         .anyMatch(t -> !t.isBefore(from) && !t.isAfter(to));

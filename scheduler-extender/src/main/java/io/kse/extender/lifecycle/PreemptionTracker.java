@@ -238,7 +238,7 @@ public final class PreemptionTracker {
    * charged to the placeholder on every node they share already cover what it asked there.
    */
   private Optional<String> whyNot(SlurmJob placeholder, SlurmJob victim) {
-    Optional<String> failed = failedNode(placeholder, victim);
+    Optional<String> failed = failedNode(victim);
     if (failed.isPresent()) {
       return Optional.of(
           "node " + failed.get() + " went down as the victim lost its run: the failure took it");
@@ -258,24 +258,26 @@ public final class PreemptionTracker {
   }
 
   /**
-   * A node of the victim seen going down from when it lost its run (Slurm's time, less {@link
-   * #LOSS_SLACK}) until the placeholder started: a failure kills and requeues a node's jobs at
-   * once, so the down is seen then, and a placeholder can start there only once the node is back. A
-   * down seen earlier is not this loss's cause (the soak found a node's earlier down blamed for a
-   * preemption 38 s later). When Slurm no longer says when the run was lost, the run's start bounds
-   * it instead; when neither is known, no failure is assumed (a budget errs on counting).
+   * A node of the victim that went down as it lost its run: a failure kills and requeues a node's
+   * jobs in the same second, and Slurm stamps both (the down's reason time, the requeue's new
+   * submit time), so the two are compared on Slurm's clock, within {@link #FAILURE_SLACK}. A down
+   * seconds earlier is not this loss's cause: the soak found an external node set down and back
+   * within a second, a job started there and preempted 7 s later, and a first rule that blamed the
+   * down. When Slurm no longer says when the run was lost, or the down was seen without its time,
+   * no failure is assumed (a budget errs on counting).
    */
-  private Optional<String> failedNode(SlurmJob placeholder, SlurmJob victim) {
-    Optional<Instant> from =
-        lostAt(victim)
-            .map(l -> l.minus(LOSS_SLACK))
-            .or(() -> victim.startTime().filter(t -> t.isAfter(Instant.EPOCH)));
-    if (from.isEmpty()) {
+  private Optional<String> failedNode(SlurmJob victim) {
+    Optional<Instant> lost = lostAt(victim);
+    if (lost.isEmpty()) {
       return Optional.empty();
     }
-    Instant to = placeholder.startTime().orElseThrow();
-    return victim.nodes().stream().filter(n -> downtime.wentDown(n, from.get(), to)).findFirst();
+    Instant from = lost.get().minus(FAILURE_SLACK);
+    Instant to = lost.get().plus(FAILURE_SLACK);
+    return victim.nodes().stream().filter(n -> downtime.wentDown(n, from, to)).findFirst();
   }
+
+  /** Slurm's clock is in whole seconds; the requeue follows the down at once. */
+  static final Duration FAILURE_SLACK = Duration.ofSeconds(2);
 
   private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {
     List<String> shared = new ArrayList<>(placeholder.nodes());
@@ -287,12 +289,9 @@ public final class PreemptionTracker {
   public synchronized void onNodeChange(
       Optional<io.kse.slurm.SlurmNode> before, Optional<io.kse.slurm.SlurmNode> after, Instant at) {
     String name = after.or(() -> before).map(io.kse.slurm.SlurmNode::name).orElseThrow();
-    downtime.observe(name, after.map(PreemptionTracker::isDown).orElse(false), at);
-  }
-
-  /** Down: Slurm ended or requeued whatever ran there (a drained node keeps its jobs). */
-  static boolean isDown(io.kse.slurm.SlurmNode n) {
-    return n.state().equals("down");
+    boolean down = after.map(io.kse.slurm.SlurmNode::isDown).orElse(false);
+    // Slurm's own time of the down (the reason set with it), else when this pass saw it
+    downtime.observe(name, down, after.flatMap(io.kse.slurm.SlurmNode::reasonSince).orElse(at));
   }
 
   private void expire(Instant now) {

@@ -105,6 +105,7 @@ final class SlurmJson {
           "state",
           "state_flags",
           "reason",
+          "reason_changed_at",
           "active_features",
           "features",
           "gres",
@@ -134,7 +135,8 @@ final class SlurmJson {
         n.path("cpus").asInt(0),
         n.path("alloc_cpus").asInt(0),
         number(n.path("real_memory")).orElse(0),
-        strings(n.path("partitions")));
+        strings(n.path("partitions")),
+        time(n.path("reason_changed_at")));
   }
 
   static SlurmPartition partition(JsonNode p) {
