@@ -30,14 +30,6 @@ public final class PreemptionTracker {
   private final Deque<Seen> victims = new ArrayDeque<>();
   private final Deque<Seen> starts = new ArrayDeque<>();
 
-  /**
-   * Per started placeholder and node, the GPUs it may still be charged for: what it asked per node,
-   * less the GPUs of victims charged to it there. A job that lost its run on that node in the same
-   * second to another preemptor (a critical job) is then not charged to us as well.
-   */
-  private final java.util.Map<Long, java.util.Map<String, Integer>> gpusLeft =
-      new java.util.HashMap<>();
-
   /** When each node was seen down: a job whose node failed lost its run to that, not to us. */
   private final NodeDowntime downtime = new NodeDowntime();
 
@@ -50,7 +42,7 @@ public final class PreemptionTracker {
   /**
    * @param onPreemption called with (placeholder, victim) for every pair found; false when the pair
    *     cannot stand (the policy says the placeholder's tier may not preempt the victim's): the
-   *     victim is then left for another placeholder, and the GPUs stay the placeholder's to charge
+   *     victim is then left for another placeholder
    * @param ours whether a job is one of our placeholders (a copy of our tag under another Slurm
    *     user is not: it is any other job, and may be a victim)
    */
@@ -109,7 +101,6 @@ public final class PreemptionTracker {
         && !after.isAllocated()) {
       // a placeholder that ended takes nothing from jobs that lose their nodes later
       starts.removeIf(s -> s.job().id() == after.id());
-      gpusLeft.remove(after.id());
     } else if (!placeholder) {
       observeOther(c, after, now);
     }
@@ -205,56 +196,22 @@ public final class PreemptionTracker {
     if (!shares(placeholder, victim)) {
       return false;
     }
-    Optional<String> whyNot = whyNot(placeholder, victim);
-    if (whyNot.isPresent()) {
-      LOG.info(
-          "preemption_not_charged slurmJob={} victimJob={} reason=\"{}\"",
-          placeholder.id(),
-          victim.id(),
-          whyNot.get());
-      return false;
-    }
-    if (!onPreemption.test(placeholder, victim)) {
-      return false;
-    }
-    if (placeholder.gpusPerNode() > 0) {
-      java.util.Map<String, Integer> left =
-          gpusLeft.computeIfAbsent(placeholder.id(), id -> new java.util.HashMap<>());
-      for (String n : sharedNodes(placeholder, victim)) {
-        left.put(n, left.getOrDefault(n, placeholder.gpusPerNode()) - victim.gpusPerNode());
-      }
-    }
-    return true;
-  }
-
-  /** Whether the placeholder may have taken the victim's run ({@link #whyNot} says no reason). */
-  private boolean mayHaveTaken(SlurmJob placeholder, SlurmJob victim) {
-    return shares(placeholder, victim) && whyNot(placeholder, victim).isEmpty();
-  }
-
-  /**
-   * Why a placeholder that started on one of the victim's nodes in time ({@link #shares}) did not
-   * take its run: one of the victim's nodes was down in between (the failure took it), or the GPUs
-   * charged to the placeholder on every node they share already cover what it asked there.
-   */
-  private Optional<String> whyNot(SlurmJob placeholder, SlurmJob victim) {
     Optional<String> failed = failedNode(victim);
     if (failed.isPresent()) {
-      return Optional.of(
-          "node " + failed.get() + " went down as the victim lost its run: the failure took it");
+      LOG.info(
+          "preemption_not_charged slurmJob={} victimJob={} reason=\"node {} went down as the"
+              + " victim lost its run: the failure took it\"",
+          placeholder.id(),
+          victim.id(),
+          failed.get());
+      return false;
     }
-    if (placeholder.gpusPerNode() == 0) {
-      return Optional.empty();
-    }
-    java.util.Map<String, Integer> left =
-        gpusLeft.getOrDefault(placeholder.id(), java.util.Map.of());
-    List<String> shared = sharedNodes(placeholder, victim);
-    return shared.stream().anyMatch(n -> left.getOrDefault(n, placeholder.gpusPerNode()) > 0)
-        ? Optional.empty()
-        : Optional.of(
-            "the GPUs it asked on "
-                + shared
-                + " are charged already: the victim lost its run to another job");
+    return onPreemption.test(placeholder, victim);
+  }
+
+  /** Whether the placeholder may have taken the victim's run: in time, and not a node's failure. */
+  private boolean mayHaveTaken(SlurmJob placeholder, SlurmJob victim) {
+    return shares(placeholder, victim) && failedNode(victim).isEmpty();
   }
 
   /**
@@ -300,7 +257,7 @@ public final class PreemptionTracker {
       victims.pollFirst();
     }
     while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
-      gpusLeft.remove(starts.pollFirst().job().id());
+      starts.pollFirst();
     }
     downtime.forgetBefore(now.minus(NodeDowntime.KEPT));
   }

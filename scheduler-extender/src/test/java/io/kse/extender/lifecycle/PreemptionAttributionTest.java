@@ -160,11 +160,11 @@ class PreemptionAttributionTest {
   }
 
   /**
-   * A pairing the policy refuses uses none of the placeholder's GPUs: the job it did preempt on the
-   * same node, in the same second, is still charged to it.
+   * A pairing the policy refuses does not stand: the job the placeholder did preempt on the same
+   * node, in the same second, is still charged to it, and only that one.
    */
   @Test
-  void aRefusedPairingLeavesThePlaceholdersGpusForItsRealVictim() {
+  void aPairingThePolicyRefusesLeavesThePlaceholderToItsRealVictim() {
     PreemptionAttribution a = attribution(j -> true);
     SlurmJob scavenger =
         PreemptionTrackerTest.inPartition(

@@ -198,12 +198,15 @@ class PreemptionTrackerTest {
   }
 
   /**
-   * Issue 29's soak: two 4-GPU jobs on one node lost their runs in the same second, one to our
-   * 4-GPU placeholder, one to a critical job; both were charged to the placeholder. A placeholder
-   * is charged at most the GPUs it asked on a node.
+   * Two 4-GPU jobs on one node lose their runs in the second our 4-GPU placeholder starts there:
+   * one may have been preempted for another job (issue 29's soak: a critical job), but nothing
+   * slurmrestd answers says which. Both are charged — a budget errs on counting. (Charging at most
+   * the GPUs the placeholder asked was tried: when the tracker had missed a placeholder's start, a
+   * stale victim used up another placeholder's GPUs and that one's real victim went uncharged, a
+   * budget undercounted; the soak's log showed it within 20 minutes.)
    */
   @Test
-  void aPlaceholderIsChargedAtMostTheGpusItAskedOnANode() {
+  void everyJobThatLostItsRunOnThePlaceholdersNodeAsItStartedIsCharged() {
     SlurmJob a = withGpus(job(1, false, JobState.RUNNING, "n0", T0, 0), 4);
     SlurmJob b = withGpus(job(2, false, JobState.RUNNING, "n0", T0, 0), 4);
     change(a, withGpus(job(1, false, JobState.PENDING, null, null, 1), 4), T0.plusSeconds(10));
@@ -212,26 +215,6 @@ class PreemptionTrackerTest {
         withGpus(job(9, true, JobState.PENDING, null, null, 0), 4),
         withGpus(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0), 4),
         T0.plusSeconds(10));
-    assertThat(pairs).as("4 GPUs asked, 4 charged").containsExactly("9<-1");
-    // the other victim is left for a placeholder that needs its GPUs
-    change(
-        withGpus(job(11, true, JobState.PENDING, null, null, 0), 4),
-        withGpus(job(11, true, JobState.RUNNING, "n0", T0.plusSeconds(11), 0), 4),
-        T0.plusSeconds(11));
-    assertThat(pairs).containsExactly("9<-1", "11<-2");
-  }
-
-  /** A placeholder across two nodes is charged up to its ask on each. */
-  @Test
-  void aPlaceholderOnTwoNodesIsChargedItsAskOnEach() {
-    SlurmJob a = job(1, false, JobState.RUNNING, "n0", T0, 0);
-    SlurmJob b = job(2, false, JobState.RUNNING, "n1", T0, 0);
-    SlurmJob pending = job(9, true, JobState.PENDING, null, null, 0);
-    SlurmJob running =
-        onNodes(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(10), 0), "n0", "n1");
-    change(pending, running, T0.plusSeconds(10));
-    change(a, job(1, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
-    change(b, job(2, false, JobState.PENDING, null, null, 1), T0.plusSeconds(10));
     assertThat(pairs).containsExactly("9<-1", "9<-2");
   }
 
@@ -258,10 +241,6 @@ class PreemptionTrackerTest {
 
   static SlurmJob withGpus(SlurmJob j, int gpus) {
     return copy(j, j.partition(), j.nodes(), "gres:gpu:h100:" + gpus);
-  }
-
-  static SlurmJob onNodes(SlurmJob j, String... nodes) {
-    return copy(j, j.partition(), List.of(nodes), j.tresPerNode());
   }
 
   private static SlurmJob copy(SlurmJob j, String partition, List<String> nodes, String tres) {
