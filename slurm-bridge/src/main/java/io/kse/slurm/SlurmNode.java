@@ -33,34 +33,6 @@ public record SlurmNode(
     partitions = List.copyOf(partitions);
   }
 
-  /** A node whose reason's time is not known. */
-  public SlurmNode(
-      String name,
-      String state,
-      Set<String> flags,
-      String reason,
-      Set<String> features,
-      String gres,
-      String gresUsed,
-      int cpus,
-      int allocCpus,
-      long realMemoryMb,
-      List<String> partitions) {
-    this(
-        name,
-        state,
-        flags,
-        reason,
-        features,
-        gres,
-        gresUsed,
-        cpus,
-        allocCpus,
-        realMemoryMb,
-        partitions,
-        java.util.Optional.empty());
-  }
-
   /** Down: Slurm ended or requeued whatever ran here (a drained node keeps its jobs). */
   public boolean isDown() {
     return state.equals("down");

@@ -54,7 +54,8 @@ public final class FakeSlurmClient implements SlurmClient {
         16,
         0,
         128000,
-        List.of("training", "inference"));
+        List.of("training", "inference"),
+        java.util.Optional.empty());
   }
 
   private Runnable duringSubmit = () -> {};
