@@ -284,7 +284,6 @@ public final class ExtenderService implements AutoCloseable {
 
   private void schedulePasses() {
     cache.addJobListener(reconciler::onJobChange);
-    cache.addNodeListener(reconciler::onNodeChange);
     // level-triggered: besides every pod and job change, every placement is checked periodically,
     // so nothing depends on a change having been seen (kube-scheduler may not call for minutes)
     housekeeping.scheduleWithFixedDelay(

@@ -17,7 +17,6 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.SlurmNode;
 import io.kse.slurm.cache.JobChange;
 import io.kse.slurm.cache.SlurmStateCache;
 import java.time.Clock;
@@ -272,11 +271,6 @@ public final class PlacementReconciler {
     // from Slurm's side alone, only what this cluster submitted (an older tag names no cluster:
     // its pod, if it is ours, brings it here) as our Slurm user (a copied comment is not ours)
     job.flatMap(views.cache()::ours).filter(t -> t.submittedBy(cluster)).ifPresent(queue::enqueue);
-  }
-
-  /** A Slurm node changed (cache listener): what preemption attribution needs to know of it. */
-  public void onNodeChange(Optional<SlurmNode> before, Optional<SlurmNode> after) {
-    attribution.observeNode(before, after);
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */

@@ -63,13 +63,6 @@ final class PreemptionAttribution {
     tracker.observe(change);
   }
 
-  /** A Slurm node changed: a node seen down explains the runs lost on it (not a preemption). */
-  void observeNode(
-      java.util.Optional<io.kse.slurm.SlurmNode> before,
-      java.util.Optional<io.kse.slurm.SlurmNode> after) {
-    tracker.onNodeChange(before, after, clock.instant());
-  }
-
   /**
    * Charges (and, on the writer, tells) the preemption the tracker found; false when the pair
    * cannot stand: the policy says the placeholder's tier may not preempt the victim's.

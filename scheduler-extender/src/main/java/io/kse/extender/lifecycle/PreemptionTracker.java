@@ -30,9 +30,6 @@ public final class PreemptionTracker {
   private final Deque<Seen> victims = new ArrayDeque<>();
   private final Deque<Seen> starts = new ArrayDeque<>();
 
-  /** When each node was seen down: a job whose node failed lost its run to that, not to us. */
-  private final NodeDowntime downtime = new NodeDowntime();
-
   private final BiPredicate<SlurmJob, SlurmJob> onPreemption;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
@@ -133,7 +130,7 @@ public final class PreemptionTracker {
       // the placeholder that took its node: the earliest started of those that share one
       Optional<Seen> taker =
           starts.stream()
-              .filter(s -> mayHaveTaken(s.job(), victim))
+              .filter(s -> shares(s.job(), victim))
               .min(
                   java.util.Comparator.comparing(
                       (Seen s) -> s.job().startTime().orElse(Instant.MAX)));
@@ -193,62 +190,13 @@ public final class PreemptionTracker {
    * paired victim is never kept in {@code victims}, and a job is seen losing a run only once.
    */
   private boolean pair(SlurmJob placeholder, SlurmJob victim) {
-    if (!shares(placeholder, victim)) {
-      return false;
-    }
-    Optional<String> failed = failedNode(victim);
-    if (failed.isPresent()) {
-      LOG.info(
-          "preemption_not_charged slurmJob={} victimJob={} reason=\"node {} went down as the"
-              + " victim lost its run: the failure took it\"",
-          placeholder.id(),
-          victim.id(),
-          failed.get());
-      return false;
-    }
-    return onPreemption.test(placeholder, victim);
+    return shares(placeholder, victim) && onPreemption.test(placeholder, victim);
   }
-
-  /** Whether the placeholder may have taken the victim's run: in time, and not a node's failure. */
-  private boolean mayHaveTaken(SlurmJob placeholder, SlurmJob victim) {
-    return shares(placeholder, victim) && failedNode(victim).isEmpty();
-  }
-
-  /**
-   * A node of the victim that went down as it lost its run: a failure kills and requeues a node's
-   * jobs in the same second, and Slurm stamps both (the down's reason time, the requeue's new
-   * submit time), so the two are compared on Slurm's clock, within {@link #FAILURE_SLACK}. A down
-   * seconds earlier is not this loss's cause: the soak found an external node set down and back
-   * within a second, a job started there and preempted 7 s later, and a first rule that blamed the
-   * down. When Slurm no longer says when the run was lost, or the down was seen without its time,
-   * no failure is assumed (a budget errs on counting).
-   */
-  private Optional<String> failedNode(SlurmJob victim) {
-    Optional<Instant> lost = lostAt(victim);
-    if (lost.isEmpty()) {
-      return Optional.empty();
-    }
-    Instant from = lost.get().minus(FAILURE_SLACK);
-    Instant to = lost.get().plus(FAILURE_SLACK);
-    return victim.nodes().stream().filter(n -> downtime.wentDown(n, from, to)).findFirst();
-  }
-
-  /** Slurm's clock is in whole seconds; the requeue follows the down at once. */
-  static final Duration FAILURE_SLACK = Duration.ofSeconds(2);
 
   private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {
     List<String> shared = new ArrayList<>(placeholder.nodes());
     shared.retainAll(victim.nodes());
     return shared;
-  }
-
-  /** A node's state changed (the cache's node listener): a node seen down is remembered a while. */
-  public synchronized void onNodeChange(
-      Optional<io.kse.slurm.SlurmNode> before, Optional<io.kse.slurm.SlurmNode> after, Instant at) {
-    String name = after.or(() -> before).map(io.kse.slurm.SlurmNode::name).orElseThrow();
-    boolean down = after.map(io.kse.slurm.SlurmNode::isDown).orElse(false);
-    // Slurm's own time of the down (the reason set with it), else when this pass saw it
-    downtime.observe(name, down, after.flatMap(io.kse.slurm.SlurmNode::reasonSince).orElse(at));
   }
 
   private void expire(Instant now) {
@@ -259,7 +207,6 @@ public final class PreemptionTracker {
     while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
       starts.pollFirst();
     }
-    downtime.forgetBefore(now.minus(NodeDowntime.KEPT));
   }
 
   /** The job's new state, with the nodes and start time of the run it lost. */
