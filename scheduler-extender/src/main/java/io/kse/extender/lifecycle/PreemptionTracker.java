@@ -29,7 +29,6 @@ public final class PreemptionTracker {
 
   private final Deque<Seen> victims = new ArrayDeque<>();
   private final Deque<Seen> starts = new ArrayDeque<>();
-
   private final BiPredicate<SlurmJob, SlurmJob> onPreemption;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(PreemptionTracker.class);
@@ -158,9 +157,9 @@ public final class PreemptionTracker {
    * the preemption another placeholder made.
    */
   private static boolean shares(SlurmJob placeholder, SlurmJob victim) {
-    if (sharedNodes(placeholder, victim).isEmpty()
-        || victim.startTime().isEmpty()
-        || placeholder.startTime().isEmpty()) {
+    List<String> shared = new ArrayList<>(placeholder.nodes());
+    shared.retainAll(victim.nodes());
+    if (shared.isEmpty() || victim.startTime().isEmpty() || placeholder.startTime().isEmpty()) {
       return false;
     }
     Instant started = placeholder.startTime().get();
@@ -191,12 +190,6 @@ public final class PreemptionTracker {
    */
   private boolean pair(SlurmJob placeholder, SlurmJob victim) {
     return shares(placeholder, victim) && onPreemption.test(placeholder, victim);
-  }
-
-  private static List<String> sharedNodes(SlurmJob placeholder, SlurmJob victim) {
-    List<String> shared = new ArrayList<>(placeholder.nodes());
-    shared.retainAll(victim.nodes());
-    return shared;
   }
 
   private void expire(Instant now) {
