@@ -401,7 +401,13 @@ public final class ExtenderService implements AutoCloseable {
     if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
       podGroups.start(reconciler::onPodGroup);
     }
-    pods.start(reconciler::onPod, reconciler::onPodDeleted);
+    var wokenPods = new io.kse.extender.lifecycle.WokenPodHints(cache::knows, hints::allocated);
+    pods.start(
+        pod -> {
+          wokenPods.accept(pod);
+          reconciler.onPod(pod);
+        },
+        reconciler::onPodDeleted);
     long deadline = System.nanoTime() + SYNC_LIMIT.toNanos();
     while (!synced.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

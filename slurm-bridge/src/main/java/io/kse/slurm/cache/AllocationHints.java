@@ -52,8 +52,15 @@ public final class AllocationHints implements AutoCloseable {
             });
   }
 
-  /** Slurm says it allocated {@code jobId}: look now, and again until the cache sees it. */
+  /**
+   * Slurm says it allocated {@code jobId}: look now, and again until the cache sees it. The cache
+   * also tracks the id, so that if every look fails (slurmrestd down as the hint came) its checks
+   * keep reading the job until they see it: without that, a replica that did not submit the job
+   * would not know it until the next full listing, minutes on, and would keep answering filter
+   * calls for its pod "not submitted" (a 60-minute soak left a pod 104 s unbound that way).
+   */
   public void allocated(long jobId) {
+    cache.track(jobId);
     lookUntil(jobId, this::settled);
   }
 

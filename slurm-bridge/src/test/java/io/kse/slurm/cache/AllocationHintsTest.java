@@ -94,6 +94,38 @@ class AllocationHintsTest {
         .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.RUNNING);
   }
 
+  /**
+   * Issue 29 (a 60-minute soak on 26.05): the standby got the allocation hint of a job the writer
+   * had submitted while slurmrestd was stopped; every look failed, and its checks knew nothing of
+   * the job, so it answered kube-scheduler "not submitted" for 104 s after the writer woke the pod.
+   * The hinted job is tracked now: the first check that reaches Slurm reads it.
+   */
+  @Test
+  void aHintWhoseLooksAllFailIsFollowedByTheChecksOnceSlurmAnswers() {
+    cache.pollOnce(); // listed before the other replica submitted: this cache has never heard of it
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    slurm.allocate(id, List.of("gpu-node-0"));
+    slurm.failWith(FakeSlurmClient.outage());
+
+    hints.allocated(id);
+    int most = 1 + AllocationHints.FOLLOW_UPS.size();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> registry.counter("kse.slurm.hinted.polls").count() == most);
+    assertThat(cache.job(id)).as("every look failed").isEmpty();
+    slurm.failWith(null);
+    int listings = slurm.listCalls();
+    clock.advance(Duration.ofSeconds(1));
+
+    cache.pollOnce();
+
+    assertThat(cache.jobFor(new PlaceholderTag("ns", "p", "u1").key()))
+        .map(SlurmJob::state)
+        .as("the next check reads the hinted job")
+        .contains(JobState.RUNNING);
+    assertThat(slurm.listCalls()).as("without listing the job table").isEqualTo(listings);
+  }
+
   @Test
   void aHintForAJobSlurmDoesNotHaveCostsABoundedNumberOfReads() {
     cache.pollOnce();
@@ -109,6 +141,14 @@ class AllocationHintsTest {
     await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
     assertThat(slurm.jobCalls() - before).isEqualTo(most);
     assertThat(cache.job(424242)).isEmpty();
+
+    // the checks look for it too, until Slurm has said twice it does not have it
+    for (int i = 0; i < 4; i++) {
+      clock.advance(Duration.ofSeconds(1));
+      cache.pollOnce();
+    }
+    assertThat(slurm.jobCalls() - before).isEqualTo(most + 2);
+    assertThat(cache.knows(424242)).isFalse();
   }
 
   @Test
