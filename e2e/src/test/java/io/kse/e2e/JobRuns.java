@@ -36,6 +36,20 @@ final class JobRuns {
     lastCheck = now;
   }
 
+  /** Jobs with a run on {@code node} whose last check fell between {@code from} and {@code to}. */
+  synchronized java.util.Set<Long> endedOn(String node, Instant from, Instant to) {
+    java.util.Set<Long> out = new java.util.HashSet<>();
+    runs.forEach(
+        (job, list) -> {
+          for (Run r : list) {
+            if (r.nodes().contains(node) && !r.to().isBefore(from) && !r.to().isAfter(to)) {
+              out.add(job);
+            }
+          }
+        });
+    return out;
+  }
+
   /** The job's last run that began at or before {@code at}. */
   synchronized Optional<Run> before(long job, Instant at) {
     Run found = null;

@@ -103,7 +103,8 @@ final class SoakChecker {
   private final Set<Long> placeholderIds = new HashSet<>();
   private final Set<Charge> charges = new HashSet<>();
   private final Set<Long> requeuedByHand = new HashSet<>();
-  private int chargedForHandRequeues;
+  private final List<NodeDown> nodesSetDown = new ArrayList<>();
+  private String chargedForScheduleLosses = "none";
   private int preemptionsTaken;
   private int preemptionsElsewhere;
   private int preemptionsUnseen;
@@ -196,6 +197,43 @@ final class SoakChecker {
     requeuedByHand.add(id);
   }
 
+  /** The schedule set {@code node} DOWN in Slurm at {@code at}. */
+  record NodeDown(String node, Instant at) {}
+
+  /**
+   * The schedule set {@code node} DOWN: Slurm requeues the jobs running there, and a job that loses
+   * its run that way as a placeholder takes the node is charged (docs/runbook.md, "What is
+   * charged"), so such a charge is counted apart, not judged.
+   */
+  synchronized void nodeSetDown(String node, Instant at) {
+    nodesSetDown.add(new NodeDown(node, at));
+  }
+
+  /**
+   * A job last seen running this close to its node's DOWN lost its run to it: the checker looks
+   * about once a second, and a check takes a while.
+   */
+  static final Duration NODE_DOWN_SLACK = Duration.ofSeconds(3);
+
+  /**
+   * The runs the schedule itself ended, each with how: requeued by hand, its node set DOWN, or
+   * preempted by Slurm for another job than ours (a critical job). The extender cannot tell these
+   * from a preemption for a placeholder that starts on the job's node at that moment, and charges
+   * them (docs/runbook.md): a charge for one of them is counted, not judged.
+   */
+  private Map<Long, String> lostToTheSchedule(List<SlurmPreemptions.Preemption> slurm) {
+    Map<Long, String> out = new TreeMap<>();
+    requeuedByHand.forEach(id -> out.put(id, "requeued by hand"));
+    for (NodeDown d : nodesSetDown) {
+      runs.endedOn(d.node(), d.at().minus(NODE_DOWN_SLACK), d.at().plus(NODE_DOWN_SLACK))
+          .forEach(id -> out.putIfAbsent(id, "its node set DOWN"));
+    }
+    slurm.stream()
+        .filter(p -> !placeholderIds.contains(p.preemptor()))
+        .forEach(p -> out.putIfAbsent(p.victim(), "preempted for another job"));
+    return out;
+  }
+
   /** Charges seen so far (Events expire after an hour, old ledger entries are pruned: add up). */
   synchronized void charged(java.util.Collection<Charge> seen) {
     charges.addAll(seen);
@@ -209,20 +247,22 @@ final class SoakChecker {
    * not judged.
    */
   synchronized void ledgerCheck(Instant now, List<SlurmPreemptions.Preemption> slurm) {
-    for (Finding f : ledgerFindings(slurm, runs, placeholderIds, charges, requeuedByHand)) {
+    Map<Long, String> lostToSchedule = lostToTheSchedule(slurm);
+    for (Finding f :
+        ledgerFindings(slurm, runs, placeholderIds, charges, lostToSchedule.keySet())) {
       violations.add(new Violation(f, now, now, recentActions.get()));
     }
     Set<Long> preemptedForUs = new HashSet<>();
     slurm.stream()
         .filter(p -> placeholderIds.contains(p.preemptor()))
         .forEach(p -> preemptedForUs.add(p.victim()));
-    chargedForHandRequeues =
-        (int)
-            charges.stream()
-                .map(Charge::victim)
-                .distinct()
-                .filter(v -> !preemptedForUs.contains(v) && requeuedByHand.contains(v))
-                .count();
+    Map<String, Long> how = new TreeMap<>();
+    charges.stream()
+        .map(Charge::victim)
+        .distinct()
+        .filter(v -> !preemptedForUs.contains(v) && lostToSchedule.containsKey(v))
+        .forEach(v -> how.merge(lostToSchedule.get(v), 1L, Long::sum));
+    chargedForScheduleLosses = how.isEmpty() ? "none" : how.toString();
     for (SlurmPreemptions.Preemption p : slurm) {
       if (!placeholderIds.contains(p.preemptor())) {
         continue;
@@ -243,9 +283,10 @@ final class SoakChecker {
     return String.format(
         "%d whose node the placeholder then took (each must be charged), %d whose placeholder ran"
             + " elsewhere (Slurm preempts for a pending job, then may place it on another node),"
-            + " %d whose runs the checker did not see; %d job(s) requeued by hand and charged (a"
-            + " placeholder took the node: indistinguishable from a preemption, not judged)",
-        preemptionsTaken, preemptionsElsewhere, preemptionsUnseen, chargedForHandRequeues);
+            + " %d whose runs the checker did not see; charged though the schedule ended their"
+            + " run, not judged (a placeholder took the node as it happened: indistinguishable from"
+            + " a preemption, docs/runbook.md): %s",
+        preemptionsTaken, preemptionsElsewhere, preemptionsUnseen, chargedForScheduleLosses);
   }
 
   static List<Finding> ledgerFindings(
@@ -253,7 +294,7 @@ final class SoakChecker {
       JobRuns runs,
       Set<Long> placeholders,
       Set<Charge> charges,
-      Set<Long> requeuedByHand) {
+      Set<Long> lostToSchedule) {
     List<Finding> out = new ArrayList<>();
     Map<Long, Set<String>> chargedBy = new TreeMap<>();
     charges.forEach(c -> chargedBy.computeIfAbsent(c.victim(), k -> new TreeSet<>()).add(c.by()));
@@ -305,7 +346,7 @@ final class SoakChecker {
         });
     chargedBy.forEach(
         (victim, by) -> {
-          if (!preemptedForUs.contains(victim) && !requeuedByHand.contains(victim)) {
+          if (!preemptedForUs.contains(victim) && !lostToSchedule.contains(victim)) {
             out.add(
                 new Finding(
                     Invariant.PREEMPTIONS_CHARGED_ONCE,

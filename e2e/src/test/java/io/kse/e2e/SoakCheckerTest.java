@@ -232,6 +232,56 @@ class SoakCheckerTest {
             new SlurmPreemptions.Preemption(9, 56, Instant.parse("2026-11-26T10:00:02Z")));
   }
 
+  /**
+   * Issue 29: the runbook charges a job whose run the schedule ended (its node set DOWN, a hand
+   * requeue, a preemption for a critical job) as a placeholder took its node; the checker counts
+   * such a charge apart and still judges every other one.
+   */
+  @Test
+  void aChargeForARunTheScheduleEndedIsCountedApartAndAnyOtherIsJudged() {
+    SoakChecker c = new SoakChecker(NS, List::of);
+    Instant t0 = Instant.parse("2026-11-26T10:00:00Z");
+    // 47 on node 3, whose node the schedule sets DOWN at t0+2.5 s; 48 on node 4 runs on
+    c.tick(
+        t0,
+        List.of(),
+        List.of(),
+        Optional.of(
+            List.of(
+                job(47, "RUNNING", "gpu-node-3", Optional.empty()),
+                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
+    c.tick(
+        t0.plusSeconds(2),
+        List.of(),
+        List.of(),
+        Optional.of(
+            List.of(
+                job(47, "RUNNING", "gpu-node-3", Optional.empty()),
+                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
+    c.nodeSetDown("gpu-node-3", t0.plusMillis(2_500));
+    c.tick(
+        t0.plusSeconds(3),
+        List.of(),
+        List.of(),
+        Optional.of(
+            List.of(
+                job(55, "RUNNING", "gpu-node-3", tag("a", "u1")),
+                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
+    c.charged(Set.of(new SoakChecker.Charge(47, "ledger run 1")));
+
+    c.ledgerCheck(t0.plusSeconds(60), List.of());
+
+    assertThat(c.violations()).isEmpty();
+    assertThat(c.preemptionsJudged()).contains("{its node set DOWN=1}");
+
+    // the DOWN on node 3 explains nothing about 48, which ran on node 4
+    c.charged(Set.of(new SoakChecker.Charge(48, "ledger run 1")));
+    c.ledgerCheck(t0.plusSeconds(61), List.of());
+    assertThat(c.violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v.toString()).contains("job 48 charged"));
+  }
+
   @Test
   void aVictimWhoseNodeOurPlaceholderTookMustBeChargedOnceAndNothingElse() {
     Instant t0 = Instant.parse("2026-11-26T10:00:00Z");

@@ -286,6 +286,9 @@ final class SoakSchedule {
     if (node == null) {
       return;
     }
+    if (state.equals("down")) {
+      checker.nodeSetDown(node, java.time.Instant.now());
+    }
     tryCli("scontrol", "update", "nodename=" + node, "state=" + state, "reason=soak");
     note(state + " " + node);
     later(
