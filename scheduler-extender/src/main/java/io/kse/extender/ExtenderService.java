@@ -188,7 +188,12 @@ public final class ExtenderService implements AutoCloseable {
     this.routes =
         new ExtenderServer(
             new FilterService(
-                cache, registry, nodeNames, reconciler::enqueue, reconciler::placementOf),
+                cache,
+                registry,
+                nodeNames,
+                reconciler::enqueue,
+                reconciler::placementOf,
+                hints::allocated),
             new BindService(
                 cache,
                 pods,
@@ -401,7 +406,9 @@ public final class ExtenderService implements AutoCloseable {
     if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
       podGroups.start(reconciler::onPodGroup);
     }
-    var wokenPods = new io.kse.extender.lifecycle.WokenPodHints(cache::knows, hints::allocated);
+    var wokenPods =
+        new io.kse.extender.lifecycle.WokenPodHints(
+            job -> cache.knows(job) || cache.dismissed(job), hints::allocated);
     pods.start(
         pod -> {
           wokenPods.accept(pod);

@@ -5,6 +5,7 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
 import io.kse.extender.lifecycle.Placement;
+import io.kse.extender.lifecycle.WokenPodHints;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * Decides a filter call from memory only: the Slurm cache, the placeholder registry and the node
@@ -25,6 +27,7 @@ public final class FilterService {
   private final NodeNames nodeNames;
   private final Consumer<PodRef> requestPlaceholder;
   private final Function<PodRef, Placement> placementOf;
+  private final LongConsumer lookFor;
 
   public FilterService(
       SlurmStateCache slurm,
@@ -32,11 +35,26 @@ public final class FilterService {
       NodeNames nodeNames,
       Consumer<PodRef> requestPlaceholder,
       Function<PodRef, Placement> placementOf) {
+    this(slurm, registry, nodeNames, requestPlaceholder, placementOf, slurm::track);
+  }
+
+  /**
+   * @param lookFor asks the cache to read a job a woken pod names and the cache does not know (the
+   *     allocation hint's handler: it reads off this thread)
+   */
+  public FilterService(
+      SlurmStateCache slurm,
+      PlaceholderRegistry registry,
+      NodeNames nodeNames,
+      Consumer<PodRef> requestPlaceholder,
+      Function<PodRef, Placement> placementOf,
+      LongConsumer lookFor) {
     this.slurm = slurm;
     this.registry = registry;
     this.nodeNames = nodeNames;
     this.requestPlaceholder = requestPlaceholder;
     this.placementOf = placementOf;
+    this.lookFor = lookFor;
   }
 
   public FilterVerdict filter(FilterRequest req) {
@@ -54,6 +72,12 @@ public final class FilterService {
       return none(
           "kse: group " + group.get().id() + " cannot be placed: " + group.get().problem().get(),
           FilterVerdict.Code.GROUP_INVALID);
+    }
+    if (job.isEmpty()) {
+      Optional<FilterVerdict> unread = namedButUnread(req);
+      if (unread.isPresent()) {
+        return unread.get();
+      }
     }
     if (job.isEmpty() && group.isPresent()) {
       return state.isPresent()
@@ -115,6 +139,34 @@ public final class FilterService {
           FilterVerdict.Code.PENDING);
     }
     return none("kse: Slurm job " + j.id() + " is " + j.state(), FilterVerdict.Code.NOT_RUNNING);
+  }
+
+  /**
+   * The pod was woken for a job (its {@code kse.io/slurm-job}) this replica has not read yet:
+   * another replica, the writer, submitted it, and this one missed Slurm's hint or has not finished
+   * reading it. The job is looked for (off this thread) and kube-scheduler asked to retry, which it
+   * does after its backoff: a rejection would leave the pod unschedulable until some other event,
+   * and the wake-up was the pod's last (a 60-minute soak left one 104 s). Only while the cache
+   * looks: once it has read the job — ours, or not and dropped — or Slurm has twice not had it,
+   * filter decides as always.
+   */
+  private Optional<FilterVerdict> namedButUnread(FilterRequest req) {
+    java.util.OptionalLong named = WokenPodHints.namedJob(req.annotations());
+    if (named.isEmpty()) {
+      return Optional.empty();
+    }
+    long id = named.getAsLong();
+    if (!slurm.knows(id) && !slurm.dismissed(id)) {
+      lookFor.accept(id);
+    }
+    return slurm.lookingFor(id)
+        ? Optional.of(
+            none(
+                "kse: the pod was woken for Slurm job "
+                    + id
+                    + ", which this replica is still reading; retry",
+                FilterVerdict.Code.JOB_NOT_READ_YET))
+        : Optional.empty();
   }
 
   private FilterVerdict withoutJob(PodRef pod, Optional<PlaceholderState> state) {

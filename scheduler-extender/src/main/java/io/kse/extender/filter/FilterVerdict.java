@@ -27,7 +27,17 @@ public record FilterVerdict(List<String> passing, String reason, Code code) {
     GROUP_INVALID,
     GROUP_INCOMPLETE,
     /** The job runs but holds no node for this member (the group changed shape after it). */
-    NO_NODE_FOR_MEMBER;
+    NO_NODE_FOR_MEMBER,
+    /**
+     * The pod names a job this replica is still reading: answered as an error, which kube-scheduler
+     * retries after its backoff, not as a rejection.
+     */
+    JOB_NOT_READ_YET;
+
+    /** Whether kube-scheduler is asked to retry rather than told no node fits. */
+    public boolean retry() {
+      return this == JOB_NOT_READ_YET;
+    }
 
     /** The metric tag and log value: {@code allocated_elsewhere}. */
     public String tag() {

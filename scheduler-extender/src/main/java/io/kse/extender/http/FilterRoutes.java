@@ -48,7 +48,10 @@ final class FilterRoutes {
       return new VerbRunner.Answer(FilterResponse.error(NOT_SYNCED), "not_synced");
     }
     FilterVerdict v = filter.filter(req);
-    byte[] out = FilterResponse.write(req, v.passing(), v.reason(), false);
+    byte[] out =
+        v.code().retry()
+            ? FilterResponse.error(v.reason())
+            : FilterResponse.write(req, v.passing(), v.reason(), false);
     // one INFO line per decision change, not per retried call
     if (lastVerdict.size() > MAX_REMEMBERED_VERDICTS) {
       lastVerdict.clear(); // at worst one extra log line per pod

@@ -3,6 +3,7 @@ package io.kse.extender.lifecycle;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.WellKnown;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
@@ -35,14 +36,17 @@ public final class WokenPodHints implements Consumer<Pod> {
     if (bound || pod.getMetadata().getDeletionTimestamp() != null) {
       return; // only an unbound pod's filter call needs its job known
     }
-    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    OptionalLong named = namedJob(pod.getMetadata().getAnnotations());
+    if (named.isPresent() && !known.test(named.getAsLong())) {
+      allocated.accept(named.getAsLong());
+    }
+  }
+
+  /** The job a pod's annotations name, if they name one: empty when not woken or not a job id. */
+  public static OptionalLong namedJob(Map<String, String> annotations) {
     String named = annotations == null ? null : annotations.get(WellKnown.JOB_ANNOTATION);
-    if (named == null || !named.matches("[1-9][0-9]{0,17}")) {
-      return; // not woken, or not a job id: nothing to look at
-    }
-    long jobId = Long.parseLong(named);
-    if (!known.test(jobId)) {
-      allocated.accept(jobId);
-    }
+    return named != null && named.matches("[1-9][0-9]{0,17}")
+        ? OptionalLong.of(Long.parseLong(named))
+        : OptionalLong.empty();
   }
 }

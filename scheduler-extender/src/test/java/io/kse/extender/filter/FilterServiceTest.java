@@ -58,6 +58,70 @@ class FilterServiceTest {
     assertThat(requested).isEmpty();
   }
 
+  static FilterRequest wokenFor(long jobId, String... nodes) {
+    return new FilterRequest(
+        POD,
+        "slurm-inference",
+        Map.of(io.kse.extender.k8s.WellKnown.JOB_ANNOTATION, Long.toString(jobId)),
+        List.of(nodes),
+        Map.of(),
+        false);
+  }
+
+  /**
+   * Issue 29: the replica kube-scheduler asks had not read the writer's job when the woken pod
+   * came; its rejection ("not submitted") left the pod unschedulable for 104 s. It asks for a retry
+   * while it reads the job, then decides as always.
+   */
+  @Test
+  void aPodWokenForAJobThisReplicaHasNotReadIsRetriedNotRejected() {
+    cache.pollOnce(); // listed before the writer submitted
+    long id = submit();
+    slurm.allocate(id, List.of("gpu-node-1"));
+    List<Long> lookedFor = new ArrayList<>();
+    FilterService asked =
+        new FilterService(
+            cache,
+            registry,
+            names,
+            requested::add,
+            io.kse.extender.lifecycle.Placement::of,
+            j -> {
+              lookedFor.add(j);
+              cache.track(j);
+            });
+
+    FilterVerdict first = asked.filter(wokenFor(id, "gpu-node-0", "gpu-node-1"));
+
+    assertThat(first.code()).isEqualTo(FilterVerdict.Code.JOB_NOT_READ_YET);
+    assertThat(first.code().retry()).isTrue();
+    assertThat(first.reason()).contains("Slurm job " + id, "retry");
+    assertThat(lookedFor).containsExactly(id);
+    assertThat(requested).as("no placeholder asked for: the pod has one").isEmpty();
+
+    cache.pollOnce();
+    FilterVerdict after = asked.filter(wokenFor(id, "gpu-node-0", "gpu-node-1"));
+    assertThat(after.passing()).containsExactly("gpu-node-1");
+    assertThat(lookedFor).as("read once: not looked for again").containsExactly(id);
+  }
+
+  @Test
+  void aPodNamingAJobThatIsNotOursIsRetriedOnlyUntilTheJobIsRead() {
+    cache.pollOnce();
+    long foreign = slurm.addForeignJob("training", JobState.RUNNING, List.of("gpu-node-1"));
+    FilterService asked =
+        new FilterService(
+            cache, registry, names, requested::add, io.kse.extender.lifecycle.Placement::of);
+    assertThat(asked.filter(wokenFor(foreign, "gpu-node-1")).code())
+        .isEqualTo(FilterVerdict.Code.JOB_NOT_READ_YET);
+
+    cache.pollOnce(); // read: not ours, dropped
+
+    FilterVerdict v = asked.filter(wokenFor(foreign, "gpu-node-1"));
+    assertThat(v.code()).isEqualTo(FilterVerdict.Code.NOT_SUBMITTED);
+    assertThat(v.passing()).isEmpty();
+  }
+
   @Test
   void aPendingJobRejectsEveryNodeWithSlurmsReason() {
     long id = submit();

@@ -296,6 +296,40 @@ public final class SlurmStateCache implements AutoCloseable {
     return snapshot.jobs().containsKey(jobId) || tracked.contains(jobId);
   }
 
+  /**
+   * Whether this job is being looked for and not read yet: tracked (we submitted it, or a hint
+   * named it) and not in the snapshot. False once read (kept if ours, dropped if not) or missed
+   * twice.
+   */
+  public boolean lookingFor(long jobId) {
+    return tracked.contains(jobId) && !snapshot.jobs().containsKey(jobId);
+  }
+
+  /**
+   * Whether a hint named this job lately and reading it showed it is not one of ours (another
+   * user's, another cluster's) or Slurm twice did not have it. A pod's annotation can name any job:
+   * callers that take such names as hints skip these, so one forged name costs a read, not a read
+   * on every kube-scheduler retry.
+   */
+  public boolean dismissed(long jobId) {
+    Instant at = dismissed.get(jobId);
+    return at != null && clock.instant().isBefore(at.plus(DISMISSED_FOR));
+  }
+
+  /** How long a dismissed job is not looked for again. */
+  static final Duration DISMISSED_FOR = Duration.ofMinutes(10);
+
+  // written by the poller: jobs looked for and found not ours or not there (bounded: cleared past
+  // 10,000, at worst a read each again)
+  private final Map<Long, Instant> dismissed = new ConcurrentHashMap<>();
+
+  private void dismiss(long jobId, Instant at) {
+    if (dismissed.size() >= 10_000) {
+      dismissed.clear();
+    }
+    dismissed.put(jobId, at);
+  }
+
   /** The whole job table on the next pass: after a takeover, or when in doubt. */
   public void resyncSoon() {
     resyncRequested = true;
@@ -525,6 +559,9 @@ public final class SlurmStateCache implements AutoCloseable {
         if (jobs.remove(j.id()) != null) {
           jobsChanged = true;
         }
+        if (tracked.contains(j.id())) {
+          dismiss(j.id(), at);
+        }
         return;
       }
       SlurmJob before = jobs.put(j.id(), j);
@@ -543,7 +580,9 @@ public final class SlurmStateCache implements AutoCloseable {
         hotUntil.put(id, at.plus(HOT_AFTER_CHANGE));
         return;
       }
-      tracked.remove(id);
+      if (tracked.remove(id) && !jobs.containsKey(id)) {
+        dismiss(id, at); // looked for and never there
+      }
       hotUntil.remove(id);
       lastRead.remove(id);
       lastStateCheck.remove(id);
