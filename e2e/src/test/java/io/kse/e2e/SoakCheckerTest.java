@@ -242,31 +242,18 @@ class SoakCheckerTest {
     SoakChecker c = new SoakChecker(NS, List::of);
     Instant t0 = Instant.parse("2026-11-26T10:00:00Z");
     // 47 on node 3, whose node the schedule sets DOWN at t0+2.5 s; 48 on node 4 runs on
-    c.tick(
-        t0,
-        List.of(),
-        List.of(),
-        Optional.of(
-            List.of(
-                job(47, "RUNNING", "gpu-node-3", Optional.empty()),
-                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
-    c.tick(
-        t0.plusSeconds(2),
-        List.of(),
-        List.of(),
-        Optional.of(
-            List.of(
-                job(47, "RUNNING", "gpu-node-3", Optional.empty()),
-                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
+    var before =
+        List.of(
+            job(47, "RUNNING", "gpu-node-3", Optional.empty()),
+            job(48, "RUNNING", "gpu-node-4", Optional.empty()));
+    c.tick(t0, List.of(), List.of(), Optional.of(before));
+    c.tick(t0.plusSeconds(2), List.of(), List.of(), Optional.of(before));
     c.nodeSetDown("gpu-node-3", t0.plusMillis(2_500));
-    c.tick(
-        t0.plusSeconds(3),
-        List.of(),
-        List.of(),
-        Optional.of(
-            List.of(
-                job(55, "RUNNING", "gpu-node-3", tag("a", "u1")),
-                job(48, "RUNNING", "gpu-node-4", Optional.empty()))));
+    var after =
+        List.of(
+            job(55, "RUNNING", "gpu-node-3", tag("a", "u1")),
+            job(48, "RUNNING", "gpu-node-4", Optional.empty()));
+    c.tick(t0.plusSeconds(3), List.of(), List.of(), Optional.of(after));
     c.charged(Set.of(new SoakChecker.Charge(47, "ledger run 1")));
 
     c.ledgerCheck(t0.plusSeconds(60), List.of());
