@@ -407,8 +407,7 @@ public final class ExtenderService implements AutoCloseable {
       podGroups.start(reconciler::onPodGroup);
     }
     var wokenPods =
-        new io.kse.extender.lifecycle.WokenPodHints(
-            job -> cache.knows(job) || cache.dismissed(job), hints::allocated);
+        new io.kse.extender.lifecycle.WokenPodHints(cache::worthLookingFor, hints::allocated);
     pods.start(
         pod -> {
           wokenPods.accept(pod);

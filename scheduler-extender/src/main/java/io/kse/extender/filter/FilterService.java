@@ -156,7 +156,7 @@ public final class FilterService {
       return Optional.empty();
     }
     long id = named.getAsLong();
-    if (!slurm.knows(id) && !slurm.dismissed(id)) {
+    if (slurm.worthLookingFor(id)) {
       lookFor.accept(id);
     }
     return slurm.lookingFor(id)

@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
+import java.util.regex.Pattern;
 
 /**
  * A woken pod names its job ({@code kse.io/slurm-job}, written by the writer as it lets the pod
@@ -17,15 +18,19 @@ import java.util.function.LongPredicate;
  * keeps it only if it is one of ours, so a pod that names another job gains nothing.
  */
 public final class WokenPodHints implements Consumer<Pod> {
-  private final LongPredicate known;
+  /** A Slurm job id as the annotation carries it (compiled once: filter calls parse it). */
+  private static final Pattern JOB_ID = Pattern.compile("[1-9][0-9]{0,17}");
+
+  private final LongPredicate worthLookingFor;
   private final LongConsumer allocated;
 
   /**
-   * @param known whether the Slurm cache holds or follows this job
+   * @param worthLookingFor whether the Slurm cache neither holds, follows nor lately dismissed the
+   *     job
    * @param allocated the allocation hint's handler ({@code AllocationHints#allocated})
    */
-  public WokenPodHints(LongPredicate known, LongConsumer allocated) {
-    this.known = known;
+  public WokenPodHints(LongPredicate worthLookingFor, LongConsumer allocated) {
+    this.worthLookingFor = worthLookingFor;
     this.allocated = allocated;
   }
 
@@ -37,7 +42,7 @@ public final class WokenPodHints implements Consumer<Pod> {
       return; // only an unbound pod's filter call needs its job known
     }
     OptionalLong named = namedJob(pod.getMetadata().getAnnotations());
-    if (named.isPresent() && !known.test(named.getAsLong())) {
+    if (named.isPresent() && worthLookingFor.test(named.getAsLong())) {
       allocated.accept(named.getAsLong());
     }
   }
@@ -45,7 +50,7 @@ public final class WokenPodHints implements Consumer<Pod> {
   /** The job a pod's annotations name, if they name one: empty when not woken or not a job id. */
   public static OptionalLong namedJob(Map<String, String> annotations) {
     String named = annotations == null ? null : annotations.get(WellKnown.JOB_ANNOTATION);
-    return named != null && named.matches("[1-9][0-9]{0,17}")
+    return named != null && JOB_ID.matcher(named).matches()
         ? OptionalLong.of(Long.parseLong(named))
         : OptionalLong.empty();
   }

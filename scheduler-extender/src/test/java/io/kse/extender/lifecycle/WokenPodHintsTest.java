@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class WokenPodHintsTest {
   private final Set<Long> known = Set.of(7L);
   private final List<Long> hinted = new ArrayList<>();
-  private final WokenPodHints hints = new WokenPodHints(known::contains, hinted::add);
+  private final WokenPodHints hints = new WokenPodHints(id -> !known.contains(id), hinted::add);
 
   @Test
   void aWokenPodNamingAJobTheCacheDoesNotKnowIsAnAllocationHint() {

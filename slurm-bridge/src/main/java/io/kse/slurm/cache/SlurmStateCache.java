@@ -316,6 +316,11 @@ public final class SlurmStateCache implements AutoCloseable {
     return at != null && clock.instant().isBefore(at.plus(DISMISSED_FOR));
   }
 
+  /** Whether a job someone names is worth a read: neither known nor dismissed lately. */
+  public boolean worthLookingFor(long jobId) {
+    return !knows(jobId) && !dismissed(jobId);
+  }
+
   /** How long a dismissed job is not looked for again. */
   static final Duration DISMISSED_FOR = Duration.ofMinutes(10);
 
