@@ -14,6 +14,11 @@ import org.slf4j.LoggerFactory;
  * ({@link ExtenderConfig}); Kubernetes access: in-cluster or {@code KUBECONFIG}.
  */
 public final class Main {
+  static {
+    // before the logger or anything else touches ForkJoinPool: it reads its size once
+    io.kse.extender.concurrent.CommonPool.keepAPool();
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
   public static void main(String[] args) throws Exception {

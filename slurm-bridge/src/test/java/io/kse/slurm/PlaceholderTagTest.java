@@ -94,4 +94,18 @@ class PlaceholderTagTest {
     }
     return s.append((char) ('a' + r.nextInt(26))).toString();
   }
+
+  /** Parsed comments are remembered (issue 30): the answers stay those of a fresh parse. */
+  @Test
+  void aRememberedCommentParsesAsAFreshOneAndTheMemoryIsBounded() {
+    String edited = "kse:v1 pod=ns/p uid=u 1"; // ours in form, edited: never ours to act on
+    assertThat(PlaceholderTag.fromComment(edited)).isEmpty();
+    assertThat(PlaceholderTag.fromComment(edited)).isEmpty();
+    for (int i = 0; i <= PlaceholderTag.PARSED_KEPT; i++) {
+      String c = "kse:v1 pod=ns/p-" + i + " uid=u-" + i;
+      assertThat(PlaceholderTag.fromComment(c)).map(PlaceholderTag::uid).contains("u-" + i);
+      assertThat(PlaceholderTag.fromComment(c)).map(PlaceholderTag::name).contains("p-" + i);
+    }
+    assertThat(PlaceholderTag.fromComment(edited)).isEmpty();
+  }
 }

@@ -43,6 +43,9 @@ import java.util.function.Function;
  * java -cp benchmarks.jar io.kse.bench.e2e.TimeToBind --env DIR/env --pods 200 [--tag T]
  *      [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]
  *      [--only our-part]   # warm-up, then only our own part (wake-up → bound), e.g. at 5,000 nodes
+ *      [--warm-up-pods N]  # then N more pods (bursts of --pods), and the burst again: "warm"
+ *      [--only warm]       # only that: N pods, then the measured burst (e.g. to compare builds)
+ *      [--jfr FILE]        # a JFR recording of the extender over the warm burst (jcmd)
  * </pre>
  */
 public final class TimeToBind {
@@ -75,14 +78,21 @@ public final class TimeToBind {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
               + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]"
-              + " [--only our-part]");
+              + " [--only our-part] [--warm-up-pods N] [--only warm] [--jfr FILE]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
     int pods = Integer.parseInt(a.getOrDefault("pods", "200"));
     int gpus = Integer.parseInt(a.getOrDefault("gpus", "1"));
     int pendingQueue = Integer.parseInt(a.getOrDefault("pending-queue", "0"));
+    int warmUpPods = Integer.parseInt(a.getOrDefault("warm-up-pods", "0"));
+    Optional<Path> jfr = Optional.ofNullable(a.get("jfr")).map(Path::of);
     try {
+      if ("warm".equals(a.get("only"))) { // a long-running extender's cost per pod, alone
+        b.warm(pods, gpus, warmUpPods, jfr);
+        b.kube.close();
+        System.exit(0);
+      }
       if ("our-part".equals(a.get("only"))) { // the cost of a wake-up alone, e.g. at 5,000 nodes
         b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
         b.ourPart();
@@ -103,7 +113,7 @@ public final class TimeToBind {
       b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
       Map<String, Double> slurmCallsBefore = b.slurmCalls();
       Run ours = b.ours(pods, gpus);
-      b.slurmCallsPerPod(slurmCallsBefore, b.slurmCalls(), ours.bound().size());
+      b.slurmCallsPerPod("", slurmCallsBefore, b.slurmCalls(), ours.bound().size());
       b.report("slurm_floor", slurmFloor);
       b.report("kube_floor", kubeFloor);
       b.report("ttb", ours);
@@ -150,6 +160,9 @@ public final class TimeToBind {
         }
       }
       b.scancel(held);
+      if (warmUpPods > 0) { // last: the runs above keep the figures of a freshly started extender
+        b.warm(pods, gpus, warmUpPods, jfr);
+      }
     } finally {
       b.kube.close();
     }
@@ -216,6 +229,43 @@ public final class TimeToBind {
 
   private Run ours(int n, int gpus) throws Exception {
     return podsBound("bench-kse-" + tag, OURS, n, gpus, null);
+  }
+
+  /**
+   * The same burst from an extender that has already bound {@code warmUp} more pods (bursts of
+   * {@code n}, not measured), as a long-running extender has: its JIT done, its caches settled.
+   * Costs under "ours_warm"; with {@code jfr}, the extender's profile over the measured burst.
+   */
+  private void warm(int n, int gpus, int warmUp, Optional<Path> jfr) throws Exception {
+    int done = 0;
+    for (int round = 0; done < warmUp; round++) {
+      int k = Math.min(n, warmUp - done);
+      podsBound("bench-warm-" + round + "-" + tag, OURS, k, gpus, null);
+      done += k;
+    }
+    line("warm_up_pods", Integer.toString(done));
+    if (jfr.isPresent()) {
+      jcmd("JFR.start", "name=kse-warm", "settings=profile");
+    }
+    Map<String, Double> slurmCallsBefore = slurmCalls();
+    Run r = podsBound("bench-kse-warm-" + tag, OURS, n, gpus, null);
+    if (jfr.isPresent()) {
+      jcmd("JFR.stop", "name=kse-warm", "filename=" + jfr.get().toAbsolutePath());
+      line("jfr", jfr.get().toAbsolutePath().toString());
+    }
+    slurmCallsPerPod("_warm", slurmCallsBefore, slurmCalls(), r.bound().size());
+    report("ttb_warm", r);
+    cost("ours_warm", r);
+  }
+
+  /** A diagnostic command to the stack's extender JVM (its PID file), e.g. a JFR recording. */
+  private void jcmd(String... command) throws IOException {
+    String pid =
+        java.nio.file.Files.readString(Path.of(stack.env("KSE_E2E_DIR"), "run", "extender.pid"))
+            .trim();
+    List<String> cmd = new ArrayList<>(List.of("jcmd", pid));
+    cmd.addAll(List.of(command));
+    System.err.println(BenchStack.exec(cmd, Map.of()).trim());
   }
 
   /** Every GPU node full of training; {@code n} 8-GPU pods each need a Slurm preemption. */
@@ -704,19 +754,22 @@ public final class TimeToBind {
    * The extender's Slurm calls per bound pod by operation, and the mean latency of its submits (the
    * slurmrestd path {@code SubmitThroughput} measures alone).
    */
-  private void slurmCallsPerPod(Map<String, Double> before, Map<String, Double> after, int pods) {
+  private void slurmCallsPerPod(
+      String run, Map<String, Double> before, Map<String, Double> after, int pods) {
     after.forEach(
         (op, v) -> {
           double d = v - before.getOrDefault(op, 0.0);
           if (!op.endsWith("_seconds") && d > 0) {
-            line("slurm_calls_per_pod." + op, String.format("%.2f", d / Math.max(1, pods)));
+            line(
+                "slurm_calls_per_pod" + run + "." + op,
+                String.format("%.2f", d / Math.max(1, pods)));
           }
         });
     double submits = after.getOrDefault("submit", 0.0) - before.getOrDefault("submit", 0.0);
     double seconds =
         after.getOrDefault("submit_seconds", 0.0) - before.getOrDefault("submit_seconds", 0.0);
     if (submits > 0) {
-      line("our_submit_mean_ms", String.format("%.1f", seconds / submits * 1e3));
+      line("our_submit_mean_ms" + run, String.format("%.1f", seconds / submits * 1e3));
     }
   }
 
@@ -741,9 +794,9 @@ public final class TimeToBind {
                     String.format("%.2f", count / pods));
               }
             });
-    if (run.equals("ours")) {
+    if (run.startsWith("ours")) {
       line(
-          "cpu_ms_per_pod_extender",
+          "cpu_ms_per_pod_extender" + run.substring("ours".length()),
           String.format("%.1f", r.cpuMs().getOrDefault("extender", 0L) / pods));
     }
   }

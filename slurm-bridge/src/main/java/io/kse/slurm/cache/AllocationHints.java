@@ -60,7 +60,7 @@ public final class AllocationHints implements AutoCloseable {
    * calls for its pod "not submitted" (a 60-minute soak left a pod 104 s unbound that way).
    */
   public void allocated(long jobId) {
-    cache.track(jobId);
+    cache.allocationHinted(jobId);
     lookUntil(jobId, this::settled);
   }
 

@@ -59,6 +59,14 @@ public final class SlurmStateCache implements AutoCloseable {
   /** A job that changed is checked every pass for this long: more changes usually follow. */
   static final Duration HOT_AFTER_CHANGE = Duration.ofSeconds(10);
 
+  /**
+   * How long after Slurm's last allocation hint its hooks count as delivering: meanwhile, on
+   * slurmrestd without batched state checks (22.05), a job that changed is not read every pass —
+   * its start and end come by hook — but at the pending-read cadence, which still catches a lost
+   * hint.
+   */
+  static final Duration HOOKS_DELIVER_FOR = Duration.ofMinutes(10);
+
   /** How long an end hint of another user's job waits for that job to settle. */
   static final Duration END_HINT_TTL = Duration.ofSeconds(60);
 
@@ -121,6 +129,7 @@ public final class SlurmStateCache implements AutoCloseable {
   private final Map<Long, Instant> hotUntil = new ConcurrentHashMap<>();
   private final Map<Long, EndHint> endHints = new ConcurrentHashMap<>();
   private volatile boolean resyncRequested = true;
+  private volatile Instant lastAllocationHint = Instant.EPOCH;
 
   // poller-thread state (under the lock)
   private Instant nodesSince = Instant.EPOCH;
@@ -289,6 +298,15 @@ public final class SlurmStateCache implements AutoCloseable {
       tracked.add(jobId);
     }
     hotUntil.put(jobId, clock.instant().plus(HOT_AFTER_CHANGE));
+  }
+
+  /**
+   * Slurm's allocation hook named this job: {@link #track} it, and note that the hooks deliver
+   * ({@link #HOOKS_DELIVER_FOR}), which makes the 22.05 checks cheaper.
+   */
+  public void allocationHinted(long jobId) {
+    lastAllocationHint = clock.instant();
+    track(jobId);
   }
 
   /** Whether this job is one the cache keeps or is looking for (one of ours). */
@@ -645,6 +663,9 @@ public final class SlurmStateCache implements AutoCloseable {
    */
   private void checkOurs(Pass pass, Instant now) {
     boolean batch = client.apiVersion() != ApiVersion.V0038;
+    // where each hot job would cost a read every pass, Slurm's hooks make that unnecessary
+    boolean readHotEveryPass =
+        !batch && ago(lastAllocationHint, now).compareTo(HOOKS_DELIVER_FOR) >= 0;
     List<Long> states = new ArrayList<>();
     List<Long> urgent = new ArrayList<>(tracked);
     urgent.removeIf(pass.jobs::containsKey);
@@ -652,10 +673,15 @@ public final class SlurmStateCache implements AutoCloseable {
     for (SlurmJob j : pass.jobs.values()) {
       long id = j.id();
       boolean hot = hotUntil.getOrDefault(id, Instant.EPOCH).isAfter(now);
+      // A placeholder that ended is not read again: only a hand requeue brings it back, and a
+      // requeued job's start calls the allocation hook (the safety-net listing finds it, and drops
+      // the job once Slurm purged it). Read at the running cadence, the ended placeholders of a
+      // 200-pod burst kept an idle extender at the per-pass cap for MinJobAge (57 reads a second).
+      boolean over = j.state().isFinal();
       Duration every =
           j.state() == JobState.PENDING ? cadence.pendingRead() : cadence.runningRead();
-      boolean readDue = ago(lastRead.get(id), now).compareTo(every) >= 0;
-      if (missingOnce.contains(id) || hot && !batch) {
+      boolean readDue = !over && ago(lastRead.get(id), now).compareTo(every) >= 0;
+      if (missingOnce.contains(id) || hot && !over && readHotEveryPass) {
         urgent.add(id);
       } else if (readDue) {
         due.add(id);

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 28: the cache's steady-state cost grows with our own jobs, not with the cluster. The
@@ -168,6 +170,73 @@ class StateCadenceTest {
     assertThat(slurm.stateCalls()).isZero();
     run(Duration.ofSeconds(10));
     assertThat(cache.snapshot().jobs()).hasSize(100);
+  }
+
+  /**
+   * Issue 30: on 22.05 a job that changed was read every pass for 10 s (6.2 reads per pod in a
+   * 200-pod burst, at the per-pass cap); while Slurm's hooks deliver, its start and end come by
+   * hook and the pending-read cadence is enough.
+   */
+  @Test
+  void onSlurm2205AChangedJobIsReadEveryPassOnlyWhileNoHookIsHeard() {
+    slurm.speak(ApiVersion.V0038);
+    cache.pollOnce(); // the start-up listing
+    long unhinted = submit("u1");
+    cache.pollOnce(); // seen: changed, so hot
+    int reads = slurm.jobCalls();
+    run(Duration.ofSeconds(5));
+    assertThat(slurm.jobCalls() - reads).as("no hook heard yet: every pass").isEqualTo(10);
+
+    cache.allocationHinted(unhinted); // Slurm's hook named it: the hooks deliver
+    long second = submit("u2");
+    cache.pollOnce(); // both read once: hinted (tracked) and new
+    reads = slurm.jobCalls();
+    run(Duration.ofSeconds(5));
+    assertThat(slurm.jobCalls() - reads)
+        .as("hooks heard: each pending job read every 2 s, not every pass")
+        .isBetween(4, 6);
+    assertThat(cache.job(second)).isPresent();
+
+    clock.advance(SlurmStateCache.HOOKS_DELIVER_FOR);
+    cache.pollOnce();
+    cache.track(second); // changed again, and no hook for 10 minutes
+    cache.pollOnce();
+    reads = slurm.jobCalls();
+    run(Duration.ofSeconds(2));
+    assertThat(slurm.jobCalls() - reads)
+        .as("hooks silent: every pass again")
+        .isGreaterThanOrEqualTo(4);
+  }
+
+  /**
+   * Issue 30: every placeholder of a 200-pod burst, once cancelled, was read every 5 s until Slurm
+   * purged it (MinJobAge, 5 min): an idle extender at the per-pass cap, 57 reads a second on 22.05.
+   * Now an ended placeholder is not read again; the safety-net listing drops it once purged.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ApiVersion.class,
+      names = {"V0038", "V0041"})
+  void anEndedPlaceholderIsNotReadAgainAndTheSafetyNetDropsItOncePurged(ApiVersion version) {
+    slurm.speak(version);
+    cache.pollOnce();
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      ids.add(submit("u" + i));
+    }
+    run(Duration.ofSeconds(5));
+    ids.forEach(ours::cancel);
+    run(Duration.ofSeconds(15)); // every end seen, and the jobs no longer hot
+    assertThat(ids)
+        .allSatisfy(id -> assertThat(cache.job(id)).get().matches(j -> j.state().isFinal()));
+    int reads = slurm.jobCalls();
+    run(Duration.ofMinutes(2));
+    assertThat(slurm.jobCalls() - reads)
+        .as("no ended placeholder read again (was: every 5 s, 2,400 reads)")
+        .isZero();
+    ids.forEach(slurm::purge);
+    run(Duration.ofMinutes(3));
+    assertThat(cache.snapshot().jobs()).as("purged, and the safety net has listed").isEmpty();
   }
 
   @Test
