@@ -61,9 +61,8 @@ public final class SlurmStateCache implements AutoCloseable {
 
   /**
    * How long after Slurm's last allocation hint its hooks count as delivering: meanwhile, on
-   * slurmrestd without batched state checks (22.05), a job that changed is not read every pass —
-   * its start and end come by hook — but at the pending-read cadence, which still catches a lost
-   * hint.
+   * slurmrestd without batched state checks (22.05), a running job that changed is not read every
+   * pass — its end comes by hook — but at the running-read cadence. A pending one still is.
    */
   static final Duration HOOKS_DELIVER_FOR = Duration.ofMinutes(10);
 
@@ -663,9 +662,8 @@ public final class SlurmStateCache implements AutoCloseable {
    */
   private void checkOurs(Pass pass, Instant now) {
     boolean batch = client.apiVersion() != ApiVersion.V0038;
-    // where each hot job would cost a read every pass, Slurm's hooks make that unnecessary
-    boolean readHotEveryPass =
-        !batch && ago(lastAllocationHint, now).compareTo(HOOKS_DELIVER_FOR) >= 0;
+    // where each hot job costs a read every pass, Slurm's hooks make that unnecessary once it runs
+    boolean readHotEveryPass = ago(lastAllocationHint, now).compareTo(HOOKS_DELIVER_FOR) >= 0;
     List<Long> states = new ArrayList<>();
     List<Long> urgent = new ArrayList<>(tracked);
     urgent.removeIf(pass.jobs::containsKey);
@@ -681,7 +679,9 @@ public final class SlurmStateCache implements AutoCloseable {
       Duration every =
           j.state() == JobState.PENDING ? cadence.pendingRead() : cadence.runningRead();
       boolean readDue = !over && ago(lastRead.get(id), now).compareTo(every) >= 0;
-      if (missingOnce.contains(id) || hot && !over && readHotEveryPass) {
+      // a pending one still is: its allocation hint may be the one that was lost (a failover)
+      boolean readNow = hot && !over && (readHotEveryPass || j.state() == JobState.PENDING);
+      if (missingOnce.contains(id) || readNow && !batch) {
         urgent.add(id);
       } else if (readDue) {
         due.add(id);

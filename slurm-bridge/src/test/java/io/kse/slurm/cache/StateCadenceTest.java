@@ -173,33 +173,46 @@ class StateCadenceTest {
   }
 
   /**
-   * Issue 30: on 22.05 a job that changed was read every pass for 10 s (6.2 reads per pod in a
-   * 200-pod burst, at the per-pass cap); while Slurm's hooks deliver, its start and end come by
-   * hook and the pending-read cadence is enough.
+   * Issue 30: on 22.05 a job that changed was read every pass for 10 s: a placeholder that just
+   * started, 20 reads. While Slurm's hooks deliver, its end comes by hook and the running-read
+   * cadence is enough; a pending job is still read every pass (its allocation hint may be lost).
    */
   @Test
-  void onSlurm2205AChangedJobIsReadEveryPassOnlyWhileNoHookIsHeard() {
+  void onSlurm2205ARunningJobThatChangedIsReadEveryPassOnlyWhileNoHookIsHeard() {
     slurm.speak(ApiVersion.V0038);
     cache.pollOnce(); // the start-up listing
     long unhinted = submit("u1");
-    cache.pollOnce(); // seen: changed, so hot
+    cache.pollOnce();
+    slurm.allocate(unhinted, List.of("gpu-node-0"));
+    cache.pollOnce(); // seen running: changed, so hot
     int reads = slurm.jobCalls();
     run(Duration.ofSeconds(5));
     assertThat(slurm.jobCalls() - reads).as("no hook heard yet: every pass").isEqualTo(10);
 
-    cache.allocationHinted(unhinted); // Slurm's hook named it: the hooks deliver
-    long second = submit("u2");
-    cache.pollOnce(); // both read once: hinted (tracked) and new
+    long hinted = submit("u2");
+    cache.pollOnce();
+    slurm.allocate(hinted, List.of("gpu-node-1"));
+    cache.allocationHinted(hinted); // Slurm's hook named it: the hooks deliver
+    cache.pollOnce(); // read: tracked, and now running
+    assertThat(cache.job(hinted)).get().matches(j -> j.state() == JobState.RUNNING);
     reads = slurm.jobCalls();
     run(Duration.ofSeconds(5));
     assertThat(slurm.jobCalls() - reads)
-        .as("hooks heard: each pending job read every 2 s, not every pass")
+        .as("hooks heard: each running job read every 5 s, not every pass")
+        .isBetween(1, 4);
+
+    long pending = submit("u3");
+    cache.pollOnce();
+    reads = slurm.jobCalls();
+    run(Duration.ofSeconds(2));
+    assertThat(slurm.jobCalls() - reads)
+        .as("a pending job that changed is read every pass, hooks or not (its hint may be lost)")
         .isBetween(4, 6);
-    assertThat(cache.job(second)).isPresent();
+    assertThat(cache.job(pending)).isPresent();
 
     clock.advance(SlurmStateCache.HOOKS_DELIVER_FOR);
     cache.pollOnce();
-    cache.track(second); // changed again, and no hook for 10 minutes
+    cache.track(hinted); // changed again, and no hook for 10 minutes
     cache.pollOnce();
     reads = slurm.jobCalls();
     run(Duration.ofSeconds(2));
