@@ -662,8 +662,7 @@ public final class SlurmStateCache implements AutoCloseable {
    */
   private void checkOurs(Pass pass, Instant now) {
     boolean batch = client.apiVersion() != ApiVersion.V0038;
-    // where each hot job costs a read every pass, Slurm's hooks make that unnecessary once it runs
-    boolean readHotEveryPass = ago(lastAllocationHint, now).compareTo(HOOKS_DELIVER_FOR) >= 0;
+    boolean hooksDeliver = ago(lastAllocationHint, now).compareTo(HOOKS_DELIVER_FOR) < 0;
     List<Long> states = new ArrayList<>();
     List<Long> urgent = new ArrayList<>(tracked);
     urgent.removeIf(pass.jobs::containsKey);
@@ -676,16 +675,18 @@ public final class SlurmStateCache implements AutoCloseable {
       // the job once Slurm purged it). Read at the running cadence, the ended placeholders of a
       // 200-pod burst kept an idle extender at the per-pass cap for MinJobAge (57 reads a second).
       boolean over = j.state().isFinal();
-      Duration every =
-          j.state() == JobState.PENDING ? cadence.pendingRead() : cadence.runningRead();
+      boolean pending = j.state() == JobState.PENDING;
+      Duration every = pending ? cadence.pendingRead() : cadence.runningRead();
       boolean readDue = !over && ago(lastRead.get(id), now).compareTo(every) >= 0;
-      // a pending one still is: its allocation hint may be the one that was lost (a failover)
-      boolean readNow = hot && !over && (readHotEveryPass || j.state() == JobState.PENDING);
-      if (missingOnce.contains(id) || readNow && !batch) {
+      // Without batched state checks, a live job that just changed is read every pass: a running
+      // one only while the hooks are not heard (its end comes by hook), a pending one always (its
+      // allocation hint may be the one that was lost, as in a failover).
+      boolean readEveryPass = !batch && hot && !over && (pending || !hooksDeliver);
+      if (missingOnce.contains(id) || readEveryPass) {
         urgent.add(id);
       } else if (readDue) {
         due.add(id);
-      } else if (batch && (hot || !j.state().isFinal())) {
+      } else if (batch && (hot || !over)) {
         states.add(id);
       }
     }
