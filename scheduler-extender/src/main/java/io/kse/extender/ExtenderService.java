@@ -217,8 +217,7 @@ public final class ExtenderService implements AutoCloseable {
             h.limits().nodeNamesFor(kubeNodes::size),
             clock);
     routes.allocationHints(
-        new io.kse.extender.http.AllocationHintRoute(
-            hints::allocated, hints::ended, cfg.allocationHint().token(), metrics));
+        new io.kse.extender.http.AllocationHintRoute(hints, cfg.allocationHint().token(), metrics));
   }
 
   /** Runs the start steps in order; a failure stops what had started and is thrown. */

@@ -40,6 +40,14 @@ public enum ApiVersion {
     return this != V0038;
   }
 
+  /**
+   * v0.0.40 and later take {@code flags} on node reads; v0.0.38 always adds DETAIL, whose GRES
+   * usage slurmctld gathers node by node and the bridge never reads.
+   */
+  public boolean supportsNodeShowFlags() {
+    return this != V0038;
+  }
+
   /** Slurm 25.11 (v0.0.44) and later can run "external" jobs that run no process. */
   public boolean supportsExternalJobs() {
     return compareTo(V0044) >= 0;

@@ -63,6 +63,11 @@ public abstract class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public Optional<SlurmNode> node(String name) {
+    return delegate().node(name);
+  }
+
+  @Override
   public List<SlurmPartition> partitions() {
     return delegate().partitions();
   }

@@ -53,6 +53,11 @@ public interface SlurmClient extends AutoCloseable {
   /** All nodes. */
   List<SlurmNode> nodes();
 
+  /** One node, empty when Slurm has none of that name. This default lists them all. */
+  default Optional<SlurmNode> node(String name) {
+    return nodes().stream().filter(n -> n.name().equals(name)).findFirst();
+  }
+
   /**
    * All nodes if any changed since {@code since}, else {@link NodeListing#unchanged}. This default
    * always lists them (a client without the query).

@@ -68,18 +68,26 @@ public final class NodeSync {
     }
     boolean ourDrain = s.get().isDraining() && s.get().reason().startsWith(DRAIN_REASON);
     try {
+      boolean changed = false;
       if (k.get().cordoned() && !s.get().isDraining()) {
         admin.drain(slurmName, DRAIN_REASON);
+        changed = true;
         LOG.info(
             "node_drained node={} slurmNode={} reason=\"cordoned in Kubernetes\"",
             kubeNode,
             slurmName);
       } else if (!k.get().cordoned() && ourDrain) {
         admin.resume(slurmName);
+        changed = true;
         LOG.info(
             "node_resumed node={} slurmNode={} reason=\"uncordoned in Kubernetes\"",
             kubeNode,
             slurmName);
+      }
+      if (changed) {
+        // see our own change now: with node triggers the node table is minutes apart, and until
+        // the cache shows the drain every periodic pass would drain the node again
+        slurm.refreshNodes(java.util.List.of(slurmName));
       }
     } catch (SlurmException e) {
       if (warned.add(kubeNode + e.getClass().getSimpleName())) {

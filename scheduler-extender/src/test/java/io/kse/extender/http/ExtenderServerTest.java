@@ -382,12 +382,29 @@ class ExtenderServerTest {
 
   static final List<Long> hinted = new java.util.concurrent.CopyOnWriteArrayList<>();
   static final List<Long> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
+  static final List<List<String>> nodeEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** The hooks' events as the route hands them on, recorded. */
+  static final io.kse.slurm.cache.SlurmHookEvents recorded =
+      new io.kse.slurm.cache.SlurmHookEvents() {
+        @Override
+        public void allocated(long jobId) {
+          hinted.add(jobId);
+        }
+
+        @Override
+        public void ended(long jobId, List<String> nodes) {
+          ended.add(jobId);
+        }
+
+        @Override
+        public void nodesChanged(List<String> nodes) {
+          nodeEvents.add(nodes);
+        }
+      };
+
   static final AllocationHintRoute hintsWithToken =
-      new AllocationHintRoute(
-          hinted::add,
-          (job, nodes) -> ended.add(job),
-          Optional.of("hint-token"),
-          new ExtenderMetrics(registry));
+      new AllocationHintRoute(recorded, Optional.of("hint-token"), new ExtenderMetrics(registry));
 
   static HttpResponse<String> hint(String query, String authorization) throws Exception {
     HttpRequest.Builder b =
@@ -412,7 +429,9 @@ class ExtenderServerTest {
     assertThat(ended).containsExactly(43L);
     HttpResponse<String> badEvent = hint("?job=44&event=started", null);
     assertThat(badEvent.statusCode()).isEqualTo(400);
-    assertThat(badEvent.body()).contains("event must be allocated or end").contains("started");
+    assertThat(badEvent.body())
+        .contains("event must be allocated, end or node")
+        .contains("started");
     assertThat(hinted).containsExactly(42L);
     HttpResponse<String> bad = hint("?job=12ab", null);
     assertThat(bad.statusCode()).isEqualTo(400);
@@ -425,6 +444,22 @@ class ExtenderServerTest {
           .contains("not valid percent-encoding");
     }
     assertThat(hinted).containsExactly(42L);
+  }
+
+  @Test
+  void aNodeTriggersHintNamesNodesAndNoJob() throws Exception {
+    nodeEvents.clear();
+    // strigger's argument is a Slurm host list: the hook passes it on percent-encoded
+    assertThat(hint("?event=node&nodes=gpu-node-%5B1-3%2C7%5D", null).statusCode()).isEqualTo(202);
+    assertThat(nodeEvents)
+        .containsExactly(List.of("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-7"));
+    HttpResponse<String> noNodes = hint("?event=node", null);
+    assertThat(noNodes.statusCode()).isEqualTo(400);
+    assertThat(noNodes.body()).contains("a node event needs nodes");
+    HttpResponse<String> withJob = hint("?event=node&job=5&nodes=gpu-node-1", null);
+    assertThat(withJob.statusCode()).isEqualTo(400);
+    assertThat(withJob.body()).contains("a node event names nodes, not a job").contains("'5'");
+    assertThat(nodeEvents).hasSize(1);
   }
 
   @Test
@@ -447,11 +482,7 @@ class ExtenderServerTest {
       assertThat(hinted).containsExactly(7L);
       // without a token configured, only loopback may hint
       AllocationHintRoute noToken =
-          new AllocationHintRoute(
-              hinted::add,
-              (job, nodes) -> ended.add(job),
-              Optional.empty(),
-              new ExtenderMetrics(registry));
+          new AllocationHintRoute(recorded, Optional.empty(), new ExtenderMetrics(registry));
       noToken.trust(a -> false);
       server0.allocationHints(noToken);
       HttpResponse<String> refused = hint("?job=8", "Bearer hint-token");

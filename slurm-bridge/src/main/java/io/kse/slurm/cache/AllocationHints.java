@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * early: until the cache holds the job with its nodes (or ended), it looks again after each of
  * {@link #FOLLOW_UPS}.
  */
-public final class AllocationHints implements AutoCloseable {
+public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
   static final List<Duration> FOLLOW_UPS =
       List.of(Duration.ofMillis(30), Duration.ofMillis(100), Duration.ofMillis(300));
 
@@ -59,6 +59,7 @@ public final class AllocationHints implements AutoCloseable {
    * would not know it until the next full listing, minutes on, and would keep answering filter
    * calls for its pod "not submitted" (a 60-minute soak left a pod 104 s unbound that way).
    */
+  @Override
   public void allocated(long jobId) {
     cache.allocationHinted(jobId);
     lookUntil(jobId, this::settled);
@@ -70,11 +71,29 @@ public final class AllocationHints implements AutoCloseable {
    * first); another user's is left to the cache, which reads it only if it may have been preempted
    * for us.
    */
+  @Override
   public void ended(long jobId, List<String> nodes) {
     if (cache.knows(jobId)) {
       lookUntil(jobId, this::over);
     } else {
       cache.endedElsewhere(jobId, nodes);
+    }
+  }
+
+  /**
+   * Slurm's node trigger says these nodes changed state: the cache reads them now (one {@code GET
+   * node} each, or the node table when many), off the caller's thread.
+   */
+  @Override
+  public void nodesChanged(List<String> nodes) {
+    try {
+      timer.execute(
+          () -> {
+            hinted.increment();
+            cache.refreshNodes(nodes); // a read that fails: the node table on the next pass
+          });
+    } catch (RejectedExecutionException e) {
+      // closed
     }
   }
 

@@ -550,6 +550,45 @@ public final class SlurmStateCache implements AutoCloseable {
     publish(pass);
   }
 
+  /** Nodes one hint may have read one by one; a hint naming more lists the node table instead. */
+  static final int MAX_NODE_READS = 32;
+
+  /**
+   * Slurm's node trigger named these nodes (down, drained, draining, failed, up or resumed;
+   * manifests/slurm/kse-allocation-hint), or we just drained or resumed one: read each now ({@code
+   * GET node/NAME}, a few KB) and tell the node listeners, instead of waiting for the node table.
+   * More than {@link #MAX_NODE_READS} names, a name Slurm does not know, or a read that fails, and
+   * the next pass lists the table instead. Under the pass's lock, like {@link #refreshJob}.
+   */
+  public synchronized void refreshNodes(Collection<String> names) {
+    if (!nodesSynced) {
+      return; // the first listing reads every node
+    }
+    if (names.size() > MAX_NODE_READS) {
+      lastNodeListing = Instant.EPOCH;
+      return;
+    }
+    Map<String, SlurmNode> nodes = new HashMap<>(snapshot.nodes());
+    try {
+      for (String name : names) {
+        Optional<SlurmNode> now = client.node(name);
+        if (now.isEmpty()) {
+          lastNodeListing = Instant.EPOCH; // a node removed or renamed: the table says which
+          break;
+        }
+        nodes.put(name, now.get());
+      }
+    } catch (RuntimeException e) {
+      lastNodeListing = Instant.EPOCH;
+      LOG.debug("node_read_failed nodes={} error={}", names, e.toString());
+    } finally {
+      Pass pass = new Pass(snapshot);
+      pass.nodes = Map.copyOf(nodes);
+      pass.keepAsOf = true; // the job side is as old as before
+      publish(pass);
+    }
+  }
+
   /** What one pass learned, applied to the snapshot at its end (even if a call failed). */
   private final class Pass {
     final Snapshot old;

@@ -157,6 +157,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public Optional<SlurmNode> node(String name) {
+    return call("get_node", true, () -> delegate.node(name));
+  }
+
+  @Override
   public List<io.kse.slurm.SlurmPartition> partitions() {
     return call("list_partitions", true, delegate::partitions);
   }

@@ -59,8 +59,8 @@ class AllocationHintScriptTest {
     listener.stop(0);
   }
 
-  @Test
-  void everyEndIsSaidAlthoughSlurmKillsTheScriptsGroupAsItExits() throws Exception {
+  /** The script installed as a site would, with this test's listener as its one extender. */
+  Path installed() throws Exception {
     Path script = dir.resolve("kse-allocation-hint");
     Files.copy(SCRIPT, script);
     script.toFile().setExecutable(true);
@@ -68,6 +68,33 @@ class AllocationHintScriptTest {
     Files.writeString(
         dir.resolve("kse-allocation-hint.d").resolve("test"),
         "127.0.0.1 " + listener.getAddress().getPort() + "\n");
+    return script;
+  }
+
+  @Test
+  void aNodeTriggerSaysWhichNodesAndNoJob() throws Exception {
+    Path script = installed();
+    // strigger runs the program with its arguments, the nodes' host list appended; a trigger has
+    // no job, even if the environment it inherits names one
+    for (String nodes : List.of("gpu-[1-2],gpu-7", "bad;name", "")) {
+      Process p =
+          new ProcessBuilder(script.toString(), "--node-event", nodes)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      assertThat(p.waitFor()).isZero();
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (hints.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    Thread.sleep(300); // anything else would have come by now
+    assertThat(hints).containsExactly("event=node&nodes=gpu-[1-2],gpu-7");
+  }
+
+  @Test
+  void everyEndIsSaidAlthoughSlurmKillsTheScriptsGroupAsItExits() throws Exception {
+    Path script = installed();
     // a busy machine: the window between `setsid -f` returning and its child leaving the group is
     // what the kill hits, and it is widest when the child waits for a CPU
     for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors(); i++) {

@@ -207,4 +207,70 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(slurm.nodeTableCalls()).as("the resync lists it whole").isEqualTo(3);
   }
+
+  /**
+   * Issue 28: with node triggers the table is listed minutes apart; a trigger's hint reads the
+   * nodes it names (one {@code GET node} each) and the listeners hear of them at once. Many names,
+   * a name Slurm does not know, or Slurm not answering, and the table is listed on the next pass.
+   */
+  @Test
+  void aNodeHintReadsTheNodesItNamesAndOtherwiseTheTableComesNextPass() {
+    SlurmStateCache slow =
+        new SlurmStateCache(
+            slurm,
+            io.kse.slurm.StateCadence.of(
+                Duration.ofMillis(500),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(5),
+                Duration.ofMinutes(5),
+                100),
+            clock,
+            new SimpleMeterRegistry());
+    List<String> seen = new ArrayList<>();
+    slow.addNodeListener(
+        (before, after) ->
+            seen.add(after.map(n -> n.name() + ":" + n.isDraining()).orElse("gone")));
+    slow.pollOnce();
+    seen.clear(); // the first listing's nodes
+    int asks = slurm.nodeListingAsks();
+    slurm.drain("gpu-node-1", "bad GPU");
+    pass(slow);
+    assertThat(slow.node("gpu-node-1").orElseThrow().isDraining())
+        .as("the table is minutes apart")
+        .isFalse();
+
+    slow.refreshNodes(List.of("gpu-node-1"));
+    assertThat(slurm.nodeReads()).isEqualTo(1);
+    assertThat(slow.node("gpu-node-1").orElseThrow().isDraining()).isTrue();
+    assertThat(seen).containsExactly("gpu-node-1:true");
+    pass(slow);
+    assertThat(slurm.nodeListingAsks()).as("no table for a node read").isEqualTo(asks);
+
+    slow.refreshNodes(List.of("gpu-node-9")); // a node Slurm does not have (removed, renamed)
+    pass(slow);
+    assertThat(slurm.nodeListingAsks()).isEqualTo(asks + 1);
+
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i <= SlurmStateCache.MAX_NODE_READS; i++) {
+      many.add("gpu-node-" + i);
+    }
+    int reads = slurm.nodeReads();
+    slow.refreshNodes(many);
+    assertThat(slurm.nodeReads()).as("too many to read one by one").isEqualTo(reads);
+    pass(slow);
+    assertThat(slurm.nodeListingAsks()).isEqualTo(asks + 2);
+
+    slurm.failWith(new SlurmUnavailableException("slurmrestd down"));
+    slow.refreshNodes(List.of("gpu-node-0")); // does not throw: the hint is only a hint
+    slurm.failWith(null);
+    pass(slow);
+    assertThat(slurm.nodeListingAsks()).isEqualTo(asks + 3);
+    pass(slow);
+    assertThat(slurm.nodeListingAsks()).as("then minutes apart again").isEqualTo(asks + 3);
+  }
+
+  private void pass(SlurmStateCache c) {
+    clock.advance(Duration.ofMillis(500));
+    c.pollOnce();
+  }
 }

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
  * as PrologSlurmctld and EpilogSlurmctld says "allocated" when a placeholder starts and "end" when
  * it completes or is cancelled while running, and says nothing for one cancelled while it pends
  * (the extender's own checks must catch that one). A loopback listener stands in for the extender.
- * Hints lost under load on every version were slurmctld killing the script's process group before
- * the sender had left it (AllocationHintScriptTest); no version is skipped since.
+ * A drained node is said by the node trigger (strigger). Hints lost under load on every version
+ * were slurmctld killing the script's process group before the sender had left it
+ * (AllocationHintScriptTest); no version is skipped since.
  */
 class SlurmHooksIT {
   static LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.PARTITION);
@@ -139,6 +140,38 @@ class SlurmHooksIT {
     } finally {
       System.out.printf("[measure] Slurm %s hooks said: %s%n", LocalSlurmCluster.version(), hints);
       cluster.cancelAll();
+    }
+  }
+
+  /**
+   * Issue 28: the node trigger slurm-cluster sets as a site would (strigger, PERM, for every node)
+   * runs the hook with the node's name when it is drained, and on 23.02+ when it is resumed; the
+   * extender then reads that one node, without DETAIL where the version takes flags.
+   */
+  @Test
+  void aDrainedNodeIsSaidAndItAloneCanBeRead() throws Exception {
+    String node = "gpu-node-7"; // idle: no other test of this class places there
+    String hint = "event=node&nodes=" + node;
+    try (io.kse.slurm.SlurmClient slurm =
+        io.kse.slurm.SlurmClients.connect(
+            cluster.config(), new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
+      cluster.cli("scontrol", "update", "nodename=" + node, "state=drain", "reason=kse-it");
+      try {
+        // slurmctld looks at its triggers every 15 s
+        await("drain said").atMost(Duration.ofSeconds(40)).until(() -> hints.contains(hint));
+        assertThat(slurm.node(node)).get().matches(n -> n.isDraining(), "draining");
+        assertThat(slurm.node("gpu-node-999")).isEmpty();
+        hints.clear();
+      } finally {
+        cluster.resumeNode(node);
+      }
+      if (!LocalSlurmCluster.version().equals("22.05")) { // 22.05 has no resume trigger
+        await("resume said").atMost(Duration.ofSeconds(40)).until(() -> hints.contains(hint));
+      }
+      assertThat(slurm.node(node)).get().matches(n -> !n.isDraining(), "resumed");
+    } finally {
+      System.out.printf(
+          "[measure] Slurm %s node trigger said: %s%n", LocalSlurmCluster.version(), hints);
     }
   }
 

@@ -370,7 +370,11 @@ class RestSlurmClientTest {
     String unchanged =
         "{\"nodes\":[],\"warnings\":[{\"description\":\"No node changes since update_time\"}]}";
     RestSlurmClient c = client(ApiVersion.V0045);
-    String query = "GET /slurm/v0.0.45/nodes/?update_time=" + c.updateTime(since, Instant.now());
+    // and never with DETAIL (slurmctld gathers every node's GRES usage for it, unused here)
+    String query =
+        "GET /slurm/v0.0.45/nodes/?update_time="
+            + c.updateTime(since, Instant.now())
+            + "&flags=ALL&flags=MIXED";
     restd.on(query, Answer.ok(unchanged));
     assertThat(c.nodesChangedSince(since).changed()).isFalse();
     restd.on(query, Answer.ok(nodes));
@@ -378,5 +382,24 @@ class RestSlurmClientTest {
     // before 26.05 slurmrestd cannot say (an unchanged partition table is an error): the table
     restd.on("GET /slurm/v0.0.38/nodes", Answer.ok(Fixtures.text("v0.0.38", "nodes.json")));
     assertThat(client(ApiVersion.V0038).nodesChangedSince(since).changed()).isTrue();
+  }
+
+  @Test
+  void oneNodeIsReadWithoutDetailWhereTheVersionLetsUsChoose() {
+    // slurmrestd answers node/NAME as it answers nodes: a list (the fixture's second node is asked)
+    String nodes = Fixtures.text("v0.0.45", "nodes.json");
+    restd.on("GET /slurm/v0.0.45/node/gpu-node-1?flags=ALL&flags=MIXED", Answer.ok(nodes));
+    assertThat(client(ApiVersion.V0045).node("gpu-node-1"))
+        .get()
+        .extracting(n -> n.name())
+        .isEqualTo("gpu-node-1");
+    restd.on(
+        "GET /slurm/v0.0.38/node/gpu-node-0", Answer.ok(Fixtures.text("v0.0.38", "nodes.json")));
+    assertThat(client(ApiVersion.V0038).node("gpu-node-0")).isPresent();
+    restd.on("GET /slurm/v0.0.38/node/gpu-node-99", Answer.ok("{\"nodes\":[],\"errors\":[]}"));
+    assertThat(client(ApiVersion.V0038).node("gpu-node-99")).isEmpty();
+    assertThatThrownBy(() -> client(ApiVersion.V0045).node("a/../jobs"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a Slurm node name");
   }
 }

@@ -398,6 +398,26 @@ public final class FakeSlurmClient implements SlurmClient {
     return List.copyOf(nodes.values());
   }
 
+  private int nodeReads;
+  private int nodeListingAsks;
+
+  /** {@code GET node/NAME} calls so far. */
+  public synchronized int nodeReads() {
+    return nodeReads;
+  }
+
+  /** Node listings asked for so far, whether the table came back or "unchanged". */
+  public synchronized int nodeListingAsks() {
+    return nodeListingAsks;
+  }
+
+  @Override
+  public synchronized Optional<SlurmNode> node(String name) {
+    check();
+    nodeReads++;
+    return Optional.ofNullable(nodes.get(name));
+  }
+
   /** Node tables listed so far (an unchanged answer is not one). */
   public synchronized int nodeTableCalls() {
     return nodeTableCalls;
@@ -409,6 +429,7 @@ public final class FakeSlurmClient implements SlurmClient {
   @Override
   public synchronized io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
     check();
+    nodeListingAsks++;
     duringNodeListing.run();
     if (!since.equals(Instant.EPOCH) && !lastNodeChange.isAfter(since)) {
       return io.kse.slurm.NodeListing.unchanged(since);
