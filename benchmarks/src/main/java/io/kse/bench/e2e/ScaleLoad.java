@@ -13,12 +13,18 @@ import java.util.TreeMap;
  * windows of the same length: the extender stopped, then running (after its start-up and takeover
  * listings). Prints one {@code scale …} line per queue size: slurmctld's and slurmrestd's CPU in
  * each window, slurmctld's RPC time in all and for our Slurm user ({@code sdiag}), our share, the
- * extender's Slurm calls by operation and the bytes it read, its CPU and RSS. Figures only.
+ * extender's Slurm calls by operation and the bytes it read, its CPU and RSS (sampled every 5 s:
+ * the highest and the last). Then a node drained and resumed in Slurm: how long until the extender
+ * taints and untaints it in Kubernetes (the node trigger's way, or the node table's). Figures only.
  *
  * <pre>
  * java -cp benchmarks.jar io.kse.bench.e2e.ScaleLoad --env DIR/env --stack e2e/cluster/stack
- *      [--jobs 5000,20000,50000] [--seconds 60] [--churn 5] [--tag T]
+ *      [--jobs 5000,20000,50000] [--seconds 60] [--running-seconds S] [--churn 5] [--tag T]
+ *      [--drain-node ext-gpu-17]
  * </pre>
+ *
+ * {@code --running-seconds} (default: {@code --seconds}) should span the node table's and other
+ * periodic listings' interval, so that their cost is in the figures, not between windows.
  */
 public final class ScaleLoad {
   private ScaleLoad() {}
@@ -28,6 +34,8 @@ public final class ScaleLoad {
     BenchStack stack = BenchStack.from(a);
     String tag = a.getOrDefault("tag", "run");
     int seconds = Integer.parseInt(a.getOrDefault("seconds", "60"));
+    int runningSeconds = Integer.parseInt(a.getOrDefault("running-seconds", "" + seconds));
+    String drainNode = a.getOrDefault("drain-node", "ext-gpu-17");
     int churn = Integer.parseInt(a.getOrDefault("churn", "5"));
     CpuMeter cpu = CpuMeter.of(stack);
     try (BackgroundJobs jobs =
@@ -59,13 +67,14 @@ public final class ScaleLoad {
           Thread.sleep(1_000);
         }
         Thread.sleep(10_000);
-        Window running = Window.measure(stack, cpu, seconds, true);
+        Window running = Window.measure(stack, cpu, runningSeconds, true);
         StringBuilder out = new StringBuilder("scale tag=").append(tag);
         out.append(" nodes=").append(nodeCount(stack));
         out.append(" background_jobs=").append(jobs.size());
         out.append(" churn_per_s=").append(churn);
         stopped.append(out, "stopped");
         running.append(out, "running");
+        out.append(nodeEventLatency(stack, drainNode));
         out.append(afterGc(stack));
         System.out.println(out);
       }
@@ -86,7 +95,8 @@ public final class ScaleLoad {
       long ourRpcUs,
       long ourRpcs,
       Map<String, Double> calls,
-      double rssMiB) {
+      double rssMiB,
+      double rssMaxMiB) {
 
     static Window measure(BenchStack stack, CpuMeter cpu, int seconds, boolean extender)
         throws Exception {
@@ -94,7 +104,14 @@ public final class ScaleLoad {
       Map<String, Map<String, Long>> rpcBefore = SlurmLoad.sdiagUsers(stack);
       Map<String, Long> cpuBefore = cpu.snapshot();
       Map<String, Double> callsBefore = extender ? extenderCounters(stack) : Map.of();
-      Thread.sleep(seconds * 1000L);
+      double rssMax = 0;
+      long end = System.nanoTime() + seconds * 1_000_000_000L;
+      while (System.nanoTime() < end) {
+        Thread.sleep(Math.min(5_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+        if (extender) {
+          rssMax = Math.max(rssMax, ScaleLoad.rssMiB(stack));
+        }
+      }
       Map<String, Double> calls =
           extender ? SlurmLoad.delta(callsBefore, extenderCounters(stack)) : Map.of();
       Map<String, Long> spent = CpuMeter.spent(cpuBefore, cpu.snapshot());
@@ -116,7 +133,8 @@ public final class ScaleLoad {
           ourAfter.getOrDefault("us", 0L) - ourBefore.getOrDefault("us", 0L),
           ourAfter.getOrDefault("count", 0L) - ourBefore.getOrDefault("count", 0L),
           calls,
-          extender ? ScaleLoad.rssMiB(stack) : 0);
+          extender ? ScaleLoad.rssMiB(stack) : 0,
+          rssMax);
     }
 
     void append(StringBuilder out, String name) {
@@ -138,16 +156,56 @@ public final class ScaleLoad {
       out.append(
           String.format(
               " our_rpcs_per_min=%.0f our_rpc_ms_per_min=%.0f our_rpc_time_share_pct=%.2f"
-                  + " extender_cpu_s_per_min=%.2f extender_rss_mib=%.0f",
+                  + " extender_cpu_s_per_min=%.2f extender_rss_mib=%.0f extender_rss_max_mib=%.0f"
+                  + " window_s=%.0f",
               ourRpcs * perMinute,
               ourRpcUs / 1000.0 * perMinute,
               allRpcUs == 0 ? 0 : 100.0 * ourRpcUs / allRpcUs,
               cpuMs.getOrDefault("extender", 0L) / 1000.0 * perMinute,
-              rssMiB));
+              rssMiB,
+              rssMaxMiB,
+              60.0 / perMinute));
       for (var e : new TreeMap<>(calls).entrySet()) {
         out.append(String.format(" %s=%.1f", e.getKey(), e.getValue() * perMinute));
       }
     }
+  }
+
+  /**
+   * An SRE drains a node in Slurm, then resumes it: milliseconds until the extender's taint is on
+   * the Kubernetes node of that name, and until it is gone again (-1: not within 5 min).
+   */
+  static String nodeEventLatency(BenchStack stack, String node) throws Exception {
+    Map<String, String> env = Map.of("SLURM_CONF", stack.env("SLURM_CONF"));
+    String scontrol = stack.slurmCommand("scontrol");
+    long t0 = System.nanoTime();
+    BenchStack.exec(
+        java.util.List.of(
+            scontrol, "update", "nodename=" + node, "state=drain", "reason=kse-bench"),
+        env);
+    long tainted = untilTaint(stack, node, true, t0);
+    long t1 = System.nanoTime();
+    BenchStack.exec(java.util.List.of(scontrol, "update", "nodename=" + node, "state=resume"), env);
+    long untainted = untilTaint(stack, node, false, t1);
+    return String.format(" drain_to_taint_ms=%d resume_to_untaint_ms=%d", tainted, untainted);
+  }
+
+  private static long untilTaint(BenchStack stack, String node, boolean present, long since)
+      throws InterruptedException {
+    long deadline = since + 300_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      var n = stack.kube().nodes().withName(node).get();
+      boolean has =
+          n != null
+              && n.getSpec().getTaints() != null
+              && n.getSpec().getTaints().stream()
+                  .anyMatch(t -> "kse.io/slurm-unavailable".equals(t.getKey()));
+      if (has == present) {
+        return (System.nanoTime() - since) / 1_000_000;
+      }
+      Thread.sleep(200);
+    }
+    return -1;
   }
 
   /** The extender's Slurm calls by operation and the bytes it read, so far. */
