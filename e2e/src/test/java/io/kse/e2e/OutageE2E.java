@@ -148,16 +148,6 @@ class OutageE2E extends Scenario {
         .until(() -> ourTaint(node).isEmpty());
   }
 
-  private java.util.Optional<String> ourTaint(String node) {
-    var taints = kube.nodes().withName(node).get().getSpec().getTaints();
-    return taints == null
-        ? java.util.Optional.empty()
-        : taints.stream()
-            .filter(t -> t.getKey().equals("kse.io/slurm-unavailable"))
-            .map(io.fabric8.kubernetes.api.model.Taint::getValue)
-            .findFirst();
-  }
-
   private static void signal(String sig, String pattern) throws Exception {
     Process p = new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start();
     assertThat(p.waitFor()).as("pkill " + sig + " -f '" + pattern + "' found the daemon").isZero();

@@ -196,13 +196,17 @@ class PlacementE2E extends Scenario {
       // the monitoring overlay's ServiceMonitor and PrometheusRule too: the stack installs the
       // Prometheus Operator's CRDs
       java.nio.file.Files.writeString(file, rendered);
-      assertThat(
-              LocalSlurmCluster.run(
-                  List.of(kubectl, "apply", "--dry-run=server", "-f", file.toString()),
-                  Duration.ofSeconds(60),
-                  env))
-          .as(overlay)
-          .contains("(server dry run)");
+      try {
+        assertThat(
+                LocalSlurmCluster.run(
+                    List.of(kubectl, "apply", "--dry-run=server", "-f", file.toString()),
+                    Duration.ofSeconds(60),
+                    env))
+            .as(overlay)
+            .contains("(server dry run)");
+      } finally {
+        java.nio.file.Files.deleteIfExists(file); // one per run was left in /tmp
+      }
       if (overlay.equals("monitoring")) {
         assertThat(rendered).contains("kind: PrometheusRule").contains("kind: ServiceMonitor");
       }

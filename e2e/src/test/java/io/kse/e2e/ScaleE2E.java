@@ -139,6 +139,43 @@ class ScaleE2E extends Scenario {
     }
   }
 
+  /**
+   * Slurm's node triggers (slurm-cluster sets them as a site would) say a drained node and a
+   * resumed one: the extender reads that node alone and taints or untaints it, where the node table
+   * is listed every 5 min on this rig ({@code KSE_E2E_NODE_INTERVAL_MS=300000} in {@code ./kse}).
+   */
+  @Test
+  void aNodeDrainedInSlurmIsTaintedFromItsTriggerAndUntaintedOnResume() throws Exception {
+    String node = "ext-gpu-7";
+    Map<String, Double> before = calls();
+    long t0 = System.nanoTime();
+    stack
+        .slurmCluster()
+        .cli("scontrol", "update", "nodename=" + node, "state=drain", "reason=kse-e2e");
+    try {
+      // slurmctld looks at its triggers every 15 s; 60 s is well inside the 5 min node table
+      await(node + " tainted")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> ourTaint(node).filter(v -> v.endsWith("-drain")).isPresent());
+      System.out.printf(
+          "[e2e] scale rig: drain -> taint in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    } finally {
+      stack.slurmCluster().resumeNode(node);
+    }
+    long t1 = System.nanoTime();
+    await(node + " untainted")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> ourTaint(node).isEmpty());
+    System.out.printf(
+        "[e2e] scale rig: resume -> untaint in %d ms%n", (System.nanoTime() - t1) / 1_000_000);
+    Map<String, Double> d = delta(before, calls());
+    assertThat(d.getOrDefault("get_node", 0.0))
+        .as("the node read alone, twice")
+        .isGreaterThanOrEqualTo(2);
+  }
+
   private long jobOf(Pod p) {
     return Long.parseLong(
         pod(p.getMetadata().getName()).getMetadata().getAnnotations().get("kse.io/slurm-job"));

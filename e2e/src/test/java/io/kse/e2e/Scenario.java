@@ -40,6 +40,17 @@ abstract class Scenario {
   final SlurmClient slurm = stack.slurm();
   String ns;
 
+  /** The extender's taint on a Kubernetes node, its value (e.g. {@code down}), if it has one. */
+  java.util.Optional<String> ourTaint(String node) {
+    var taints = kube.nodes().withName(node).get().getSpec().getTaints();
+    return taints == null
+        ? java.util.Optional.empty()
+        : taints.stream()
+            .filter(t -> t.getKey().equals("kse.io/slurm-unavailable"))
+            .map(io.fabric8.kubernetes.api.model.Taint::getValue)
+            .findFirst();
+  }
+
   /** Jobs this scenario submitted with sbatch: cancelled after it. */
   final List<Long> sbatchJobs = new ArrayList<>();
 

@@ -81,7 +81,8 @@ public record SlurmConfig(
   static final Setting<Duration> NODE_INTERVAL =
       Setting.millis(
           "KSE_SLURM_NODE_INTERVAL_MS",
-          "the node table this often (drains, downs and features; tens of MB at 10,000 nodes)",
+          "the node table this often (drains, downs and features; tens of MB at 10,000 nodes);"
+              + " 300000 where Slurm's node triggers call the hook (docs/install.md)",
           30000);
   static final Setting<Duration> RESYNC_INTERVAL =
       Setting.millis(

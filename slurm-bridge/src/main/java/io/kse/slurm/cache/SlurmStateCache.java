@@ -644,6 +644,12 @@ public final class SlurmStateCache implements AutoCloseable {
       if (tracked.remove(id) && !jobs.containsKey(id)) {
         dismiss(id, at); // looked for and never there
       }
+      gone(id, at);
+    }
+
+    /** The job is no longer Slurm's: forgotten, and its listeners told. */
+    void gone(long id, Instant at) {
+      missingOnce.remove(id);
       hotUntil.remove(id);
       lastRead.remove(id);
       lastStateCheck.remove(id);
@@ -688,7 +694,11 @@ public final class SlurmStateCache implements AutoCloseable {
         pass.jobs.remove(id);
         pass.jobsChanged = true;
       } else if (!seen.contains(id) && !tracked.contains(id)) {
-        pass.missed(id, at);
+        if (j.state().isFinal()) {
+          pass.gone(id, at); // ended, then purged (MinJobAge): nothing to confirm by a read
+        } else {
+          pass.missed(id, at); // live: a second miss in a row says gone
+        }
       }
     }
     LOG.debug("slurm_full_listing ours={} impostors={}", seen.size(), seenImpostors.size());
