@@ -58,7 +58,15 @@ public final class ScaleLoad {
         stack.command("extender-stop");
         Thread.sleep(5_000);
         Window stopped = Window.measure(stack, cpu, seconds, false);
-        stack.command("extender-start");
+        boolean ready = true;
+        try {
+          stack.command("extender-start");
+        } catch (IllegalStateException e) {
+          // not ready within KSE_E2E_READY_WAIT_S (the extender before issue 28 never is with the
+          // churn on: each job listing outlasts its timeout): measured as it runs, and said so
+          ready = false;
+          System.err.printf("[scale] the extender did not become ready: %s%n", e.getMessage());
+        }
         // its start-up listing of the whole table and its takeover's (the writer Lease), then
         // steady state: the window begins 10 s after the second
         long until = System.nanoTime() + 600_000_000_000L;
@@ -72,9 +80,12 @@ public final class ScaleLoad {
         out.append(" nodes=").append(nodeCount(stack));
         out.append(" background_jobs=").append(jobs.size());
         out.append(" churn_per_s=").append(churn);
+        out.append(" extender_ready=").append(ready);
         stopped.append(out, "stopped");
         running.append(out, "running");
-        out.append(nodeEventLatency(stack, drainNode));
+        if (ready) { // one that never synced taints nothing: 10 minutes of waiting for nothing
+          out.append(nodeEventLatency(stack, drainNode));
+        }
         out.append(afterGc(stack));
         System.out.println(out);
       }
