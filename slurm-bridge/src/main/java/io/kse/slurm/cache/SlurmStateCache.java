@@ -565,7 +565,7 @@ public final class SlurmStateCache implements AutoCloseable {
       return; // the first listing reads every node
     }
     if (names.size() > MAX_NODE_READS) {
-      lastNodeListing = Instant.EPOCH;
+      listNodesNextPass();
       return;
     }
     Map<String, SlurmNode> nodes = new HashMap<>(snapshot.nodes());
@@ -573,13 +573,13 @@ public final class SlurmStateCache implements AutoCloseable {
       for (String name : names) {
         Optional<SlurmNode> now = client.node(name);
         if (now.isEmpty()) {
-          lastNodeListing = Instant.EPOCH; // a node removed or renamed: the table says which
+          listNodesNextPass(); // a node removed or renamed: the table says which
           break;
         }
         nodes.put(name, now.get());
       }
     } catch (RuntimeException e) {
-      lastNodeListing = Instant.EPOCH;
+      listNodesNextPass();
       LOG.debug("node_read_failed nodes={} error={}", names, e.toString());
     } finally {
       Pass pass = new Pass(snapshot);
@@ -587,6 +587,11 @@ public final class SlurmStateCache implements AutoCloseable {
       pass.keepAsOf = true; // the job side is as old as before
       publish(pass);
     }
+  }
+
+  /** The node table is due at once: the next pass lists it, whatever its interval. */
+  private void listNodesNextPass() {
+    lastNodeListing = Instant.EPOCH;
   }
 
   /** What one pass learned, applied to the snapshot at its end (even if a call failed). */
