@@ -32,7 +32,8 @@ public final class FilterFixture {
         new PlaceholderRegistry(),
         new NodeNames(),
         p -> {},
-        io.kse.extender.lifecycle.Placement::of);
+        io.kse.extender.lifecycle.Placement::of,
+        jobId -> {}); // every job the benchmark names is in the cache
   }
 
   /** The Slurm cache behind {@link #service}. */

@@ -11,7 +11,7 @@ import io.kse.extender.lifecycle.Placement;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -26,7 +26,7 @@ final class ExplainService {
 
   private final PodSource pods;
   private final PlaceholderRegistry registry;
-  private final SlurmStateCache cache;
+  private final SlurmView cache;
   private final Function<PodRef, Placement> placementOf;
   private final Function<Pod, Decision> decider;
 
@@ -39,7 +39,7 @@ final class ExplainService {
       Function<Pod, Decision> decider,
       PodSource pods,
       PlaceholderRegistry registry,
-      SlurmStateCache cache) {
+      SlurmView cache) {
     this.pods = pods;
     this.registry = registry;
     this.cache = cache;

@@ -168,7 +168,7 @@ public final class ExtenderService implements AutoCloseable {
                 () -> isWriter.getAsBoolean() && synced.getAsBoolean()),
             // every job we submit, change or cancel is followed by the cache from that moment
             new PlacementReconciler.Calls(
-                cache.tracking(slurm), actions, gpuClaims, passes, workers, metrics, clock),
+                cache.tracking(slurm), cache, actions, gpuClaims, passes, workers, metrics, clock),
             new PlacementReconciler.Settings(
                 policy::placement,
                 ledger,
@@ -183,7 +183,8 @@ public final class ExtenderService implements AutoCloseable {
         cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
             ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())
             : NodeAdmin.rest(slurm);
-    this.nodeSync = new NodeSync(kubeNodes, cache, nodeAdmin, nodeNames, isWriter);
+    this.nodeSync =
+        new NodeSync(kubeNodes, cache, cache::refreshNodes, nodeAdmin, nodeNames, isWriter);
     ExtenderConfig.Http h = cfg.http();
     this.routes =
         new ExtenderServer(

@@ -129,7 +129,8 @@ public final class HttpFilterLoad {
             new io.kse.extender.lifecycle.PlaceholderRegistry(),
             new NodeNames(),
             p -> {},
-            io.kse.extender.lifecycle.Placement::of);
+            io.kse.extender.lifecycle.Placement::of,
+            slurm::allocationHinted);
     PodActions none = PodActions.none();
     PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
     SimpleMeterRegistry meters = new SimpleMeterRegistry();

@@ -11,7 +11,7 @@ import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.Placement;
 import io.kse.extender.log.Untrusted;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class BindService {
   private static final Logger LOG = LoggerFactory.getLogger(BindService.class);
 
-  private final SlurmStateCache slurm;
+  private final SlurmView slurm;
   private final PodSource pods;
   private final NodeNames nodeNames;
   private final PodBinder binder;
@@ -38,7 +38,7 @@ public final class BindService {
   private final GpuClaims gpuClaims;
 
   public BindService(
-      SlurmStateCache slurm,
+      SlurmView slurm,
       PodSource pods,
       NodeNames nodeNames,
       PodBinder binder,

@@ -9,7 +9,7 @@ import io.kse.extender.lifecycle.WokenPodHints;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -22,28 +22,19 @@ import java.util.function.LongConsumer;
  * requestPlaceholder}, which submits asynchronously.
  */
 public final class FilterService {
-  private final SlurmStateCache slurm;
+  private final SlurmView slurm;
   private final PlaceholderRegistry registry;
   private final NodeNames nodeNames;
   private final Consumer<PodRef> requestPlaceholder;
   private final Function<PodRef, Placement> placementOf;
   private final LongConsumer lookFor;
 
-  public FilterService(
-      SlurmStateCache slurm,
-      PlaceholderRegistry registry,
-      NodeNames nodeNames,
-      Consumer<PodRef> requestPlaceholder,
-      Function<PodRef, Placement> placementOf) {
-    this(slurm, registry, nodeNames, requestPlaceholder, placementOf, slurm::track);
-  }
-
   /**
    * @param lookFor asks the cache to read a job a woken pod names and the cache does not know (the
    *     allocation hint's handler: it reads off this thread)
    */
   public FilterService(
-      SlurmStateCache slurm,
+      SlurmView slurm,
       PlaceholderRegistry registry,
       NodeNames nodeNames,
       Consumer<PodRef> requestPlaceholder,

@@ -3,7 +3,7 @@ package io.kse.extender.k8s;
 import io.kse.slurm.NodeAdmin;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmNode;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +31,8 @@ public final class NodeSync {
   public static final String TAINT_KEY = "kse.io/slurm-unavailable";
 
   private final KubeNodes kube;
-  private final SlurmStateCache slurm;
+  private final SlurmView slurm;
+  private final java.util.function.Consumer<java.util.List<String>> readBack;
   private final NodeAdmin admin;
   private final NodeNames names;
   private final BooleanSupplier writer;
@@ -39,12 +40,14 @@ public final class NodeSync {
 
   public NodeSync(
       KubeNodes kube,
-      SlurmStateCache slurm,
+      SlurmView slurm,
+      java.util.function.Consumer<java.util.List<String>> readBack,
       NodeAdmin admin,
       NodeNames names,
       BooleanSupplier writer) {
     this.kube = kube;
     this.slurm = slurm;
+    this.readBack = readBack;
     this.admin = admin;
     this.names = names;
     this.writer = writer;
@@ -87,7 +90,7 @@ public final class NodeSync {
       if (changed) {
         // see our own change now: with node triggers the node table is minutes apart, and until
         // the cache shows the drain every periodic pass would drain the node again
-        slurm.refreshNodes(java.util.List.of(slurmName));
+        readBack.accept(java.util.List.of(slurmName));
       }
     } catch (SlurmException e) {
       if (warned.add(kubeNode + e.getClass().getSimpleName())) {

@@ -9,7 +9,7 @@ import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.policy.PlacementPolicy;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +34,7 @@ final class PlacementObserver {
   /** How long past its deletion deadline a bound pod may stay Terminating before users are told. */
   static final Duration STUCK_TERMINATING = Duration.ofSeconds(60);
 
-  private final SlurmStateCache cache;
+  private final SlurmView cache;
   private final PlaceholderRegistry registry;
   private final NodeNames nodeNames;
   private final Optional<KubeNodes> kubeNodes;
@@ -48,7 +48,7 @@ final class PlacementObserver {
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
    */
   PlacementObserver(
-      SlurmStateCache cache,
+      SlurmView cache,
       PlaceholderRegistry registry,
       NodeNames nodeNames,
       Optional<KubeNodes> kubeNodes,

@@ -18,7 +18,7 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.JobChange;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -59,7 +59,7 @@ public final class PlacementReconciler {
    *     synced (others keep their caches warm and answer kube-scheduler, nothing more)
    */
   public record Views(
-      SlurmStateCache cache,
+      SlurmView cache,
       PodSource pods,
       PodGroupSource podGroups,
       NodeNames nodeNames,
@@ -84,6 +84,7 @@ public final class PlacementReconciler {
   /** What the reconciler calls, and where its work runs (passes one at a time). */
   public record Calls(
       SlurmClient slurm,
+      io.kse.slurm.cache.SlurmRelisting relisting,
       PodActions actions,
       GpuClaims gpuClaims,
       Executor passes,
@@ -115,7 +116,7 @@ public final class PlacementReconciler {
     // a new writer acts only once it has read slurmctld's whole job table since taking over: its
     // cache follows the jobs it made, not the previous writer's (a placeholder it did not know of
     // would be submitted twice)
-    Takeover takeover = new Takeover(given.cache());
+    Takeover takeover = new Takeover(c.relisting());
     Views v = given.gated(takeover::caughtUp);
     WakeMemo woken = new WakeMemo();
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
@@ -190,15 +191,21 @@ public final class PlacementReconciler {
 
   /** When this replica last became the writer, and whether it has listed Slurm's jobs since. */
   static final class Takeover {
-    private final SlurmStateCache cache;
+    private final io.kse.slurm.cache.SlurmRelisting cache;
     private volatile long listingsBefore;
 
-    Takeover(SlurmStateCache cache) {
+    Takeover(io.kse.slurm.cache.SlurmRelisting cache) {
       this.cache = cache;
     }
 
     void now() {
       listingsBefore = cache.listingsBegun();
+    }
+
+    /** The whole table read again, then {@code then}. */
+    void relist(Runnable then) {
+      cache.afterNextListing(then);
+      cache.resyncSoon();
     }
 
     boolean caughtUp() {
@@ -301,10 +308,7 @@ public final class PlacementReconciler {
     // the previous writer's placeholders may be unknown here: nothing is done until slurmctld's
     // whole job table has been read again, then every placement is converged
     takeover.now();
-    views
-        .cache()
-        .afterNextListing(() -> LOG.info("writer_takeover placementsQueued={}", reconcileAll()));
-    views.cache().resyncSoon();
+    takeover.relist(() -> LOG.info("writer_takeover placementsQueued={}", reconcileAll()));
   }
 
   // ---- one pass ------------------------------------------------------------------------------

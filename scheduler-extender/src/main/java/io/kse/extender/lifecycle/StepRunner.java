@@ -12,7 +12,7 @@ import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNotFoundException;
-import io.kse.slurm.cache.SlurmStateCache;
+import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +41,7 @@ final class StepRunner {
   static final Duration CANCEL_RETRY = Duration.ofSeconds(10);
 
   private final SlurmClient slurm;
-  private final SlurmStateCache cache;
+  private final SlurmView cache;
   private final PlaceholderRegistry registry;
   private final PodSource pods;
   private final PodActions actions;
@@ -80,7 +80,7 @@ final class StepRunner {
    */
   StepRunner(
       SlurmClient slurm,
-      SlurmStateCache cache,
+      SlurmView cache,
       PlaceholderRegistry registry,
       PodSource pods,
       PodActions actions,

@@ -29,7 +29,12 @@ class FilterServiceTest {
   final List<PodRef> requested = new ArrayList<>();
   final FilterService service =
       new FilterService(
-          cache, registry, names, requested::add, io.kse.extender.lifecycle.Placement::of);
+          cache,
+          registry,
+          names,
+          requested::add,
+          io.kse.extender.lifecycle.Placement::of,
+          cache::allocationHinted);
 
   static FilterRequest request(String... nodes) {
     return new FilterRequest(POD, "slurm-inference", Map.of(), List.of(nodes), Map.of(), false);
@@ -111,7 +116,12 @@ class FilterServiceTest {
     long foreign = slurm.addForeignJob("training", JobState.RUNNING, List.of("gpu-node-1"));
     FilterService asked =
         new FilterService(
-            cache, registry, names, requested::add, io.kse.extender.lifecycle.Placement::of);
+            cache,
+            registry,
+            names,
+            requested::add,
+            io.kse.extender.lifecycle.Placement::of,
+            cache::allocationHinted);
     assertThat(asked.filter(wokenFor(foreign, "gpu-node-1")).code())
         .isEqualTo(FilterVerdict.Code.JOB_NOT_READ_YET);
 
@@ -201,7 +211,9 @@ class FilterServiceTest {
                     false,
                     java.util.Optional.empty(),
                     java.util.Optional.empty())));
-    FilterService groups = new FilterService(cache, registry, names, requested::add, p -> group);
+    FilterService groups =
+        new FilterService(
+            cache, registry, names, requested::add, p -> group, cache::allocationHinted);
     assertThat(
             groups
                 .filter(

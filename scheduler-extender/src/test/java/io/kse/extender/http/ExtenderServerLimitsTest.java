@@ -72,7 +72,8 @@ class ExtenderServerLimitsTest {
                 }
               }
             },
-            io.kse.extender.lifecycle.Placement::of);
+            io.kse.extender.lifecycle.Placement::of,
+            fake.cache::allocationHinted);
     PodBinder binder = (pod, node) -> new PodBinder.Outcome(PodBinder.Result.BOUND, "bound");
     HttpLimits limits =
         new HttpLimits(

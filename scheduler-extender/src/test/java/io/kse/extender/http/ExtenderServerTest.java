@@ -100,7 +100,8 @@ class ExtenderServerTest {
                         throw new IllegalStateException("boom");
                       }
                     },
-                    io.kse.extender.lifecycle.Placement::of),
+                    io.kse.extender.lifecycle.Placement::of,
+                    cache::allocationHinted),
                 new BindService(
                     cache,
                     pods,

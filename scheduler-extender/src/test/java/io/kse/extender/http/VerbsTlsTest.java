@@ -126,7 +126,8 @@ class VerbsTlsTest {
                 new PlaceholderRegistry(),
                 new NodeNames(),
                 p -> {},
-                io.kse.extender.lifecycle.Placement::of),
+                io.kse.extender.lifecycle.Placement::of,
+                fake.cache::allocationHinted),
             new BindService(
                 fake.cache,
                 PodSource.none(),

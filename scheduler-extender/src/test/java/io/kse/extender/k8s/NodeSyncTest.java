@@ -54,7 +54,13 @@ class NodeSyncTest {
         }
       };
   final NodeSync sync =
-      new NodeSync(kube, slurm.cache, NodeAdmin.rest(slurm.client), new NodeNames(), () -> writer);
+      new NodeSync(
+          kube,
+          slurm.cache,
+          slurm.cache::refreshNodes,
+          NodeAdmin.rest(slurm.client),
+          new NodeNames(),
+          () -> writer);
 
   void kubeNode(String name, boolean cordoned) {
     nodes.put(name, new KubeNodes.KubeNode(name, cordoned, Optional.empty()));

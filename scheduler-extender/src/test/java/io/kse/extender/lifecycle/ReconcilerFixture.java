@@ -178,6 +178,7 @@ abstract class ReconcilerFixture {
             writer::get),
         new PlacementReconciler.Calls(
             cache.tracking(slurm),
+            cache,
             podActions,
             io.kse.extender.dra.GpuClaims.none(),
             new DirectExecutor(),

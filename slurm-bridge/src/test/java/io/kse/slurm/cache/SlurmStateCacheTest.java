@@ -251,7 +251,7 @@ class SlurmStateCacheTest {
     assertThat(slurm.nodeListingAsks()).isEqualTo(asks + 1);
 
     List<String> many = new ArrayList<>();
-    for (int i = 0; i <= SlurmStateCache.MAX_NODE_READS; i++) {
+    for (int i = 0; i <= NodeTable.MAX_NODE_READS; i++) {
       many.add("gpu-node-" + i);
     }
     int reads = slurm.nodeReads();

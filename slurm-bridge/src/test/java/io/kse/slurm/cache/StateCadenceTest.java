@@ -210,7 +210,7 @@ class StateCadenceTest {
         .isBetween(4, 6);
     assertThat(cache.job(pending)).isPresent();
 
-    clock.advance(SlurmStateCache.HOOKS_DELIVER_FOR);
+    clock.advance(OurJobs.HOOKS_DELIVER_FOR);
     cache.pollOnce();
     cache.track(hinted); // changed again, and no hook for 10 minutes
     cache.pollOnce();
