@@ -28,6 +28,12 @@ public final class AllocationHintRoute {
   /** Names in one hint's node list, at most: a job on more nodes than this is not ours to care. */
   static final int MAX_NODES = 20_000;
 
+  /** The largest job id Slurm can have: 0xfffffffe and 0xffffffff are NO_VAL and INFINITE. */
+  static final long MAX_JOB_ID = 0xfffffffdL;
+
+  /** The query's keys, exactly: anything else is a broken or forged hook, refused. */
+  static final java.util.Set<String> KEYS = java.util.Set.of("job", "event", "nodes");
+
   private final SlurmHookEvents events;
   private final Optional<byte[]> token;
   private final ExtenderMetrics metrics;
@@ -62,13 +68,9 @@ public final class AllocationHintRoute {
         return;
       }
     }
-    String job;
-    String event;
-    String nodeList;
+    java.util.Map<String, List<String>> query;
     try {
-      job = ctx.request().getParam("job");
-      event = ctx.request().getParam("event", "allocated");
-      nodeList = ctx.request().getParam("nodes", "");
+      query = query(ctx.request().query());
     } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
       metrics.allocationHint("invalid");
       Responses.problem(
@@ -79,8 +81,28 @@ public final class AllocationHintRoute {
               + Untrusted.text(String.valueOf(ctx.request().query())));
       return;
     }
+    Optional<String> wrongKey =
+        query.entrySet().stream()
+            .filter(e -> !KEYS.contains(e.getKey()) || e.getValue().size() > 1)
+            .map(java.util.Map.Entry::getKey)
+            .findFirst();
+    if (wrongKey.isPresent()) {
+      metrics.allocationHint("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "a hint takes job, event and nodes, each at most once (names are case-sensitive), got '"
+              + Untrusted.text(wrongKey.get())
+              + "'"
+              + (KEYS.contains(wrongKey.get()) ? " twice" : ""));
+      return;
+    }
+    String job = first(query, "job", null);
+    String event = first(query, "event", "allocated");
+    String nodeList = first(query, "nodes", "");
     boolean nodeEvent = event.equals("node");
-    if (nodeEvent ? job != null : job == null || !job.matches("[0-9]{1,18}")) {
+    if (nodeEvent ? job != null : !isJobId(job)) {
       metrics.allocationHint("invalid");
       Responses.problem(
           ctx,
@@ -88,7 +110,9 @@ public final class AllocationHintRoute {
           "BadRequest",
           nodeEvent
               ? "a node event names nodes, not a job, got job '" + Untrusted.text(job) + "'"
-              : "job must be a Slurm job id (digits), got '"
+              : "job must be a Slurm job id (1 to "
+                  + MAX_JOB_ID
+                  + "), got '"
                   + Untrusted.text(job == null ? "" : job)
                   + "'");
       return;
@@ -132,6 +156,29 @@ public final class AllocationHintRoute {
     }
     metrics.allocationHint("accepted");
     ctx.response().setStatusCode(202).end();
+  }
+
+  /** The query's keys as sent (Vert.x's own parameters ignore case), each with its values. */
+  static java.util.Map<String, List<String>> query(String raw) {
+    if (raw == null || raw.isEmpty()) {
+      return java.util.Map.of();
+    }
+    return new io.netty.handler.codec.http.QueryStringDecoder(raw, StandardCharsets.UTF_8, false)
+        .parameters();
+  }
+
+  private static String first(java.util.Map<String, List<String>> q, String key, String absent) {
+    List<String> v = q.get(key);
+    return v == null || v.isEmpty() ? absent : v.get(0);
+  }
+
+  /** Slurm's job ids are 32-bit, and its top two values mean "no value" and "infinite". */
+  static boolean isJobId(String s) {
+    if (s == null || !s.matches("[0-9]{1,10}")) {
+      return false;
+    }
+    long id = Long.parseLong(s);
+    return id >= 1 && id <= MAX_JOB_ID;
   }
 
   private void refuse(RoutingContext ctx, int status, String reason, String message) {

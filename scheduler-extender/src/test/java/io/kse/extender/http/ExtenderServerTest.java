@@ -463,6 +463,29 @@ class ExtenderServerTest {
     assertThat(nodeEvents).hasSize(1);
   }
 
+  /**
+   * Vert.x reads query keys in any case: {@code ?JOB=1} was taken as a hint for job 1. A hook sends
+   * exactly job, event and nodes, once each; and a job id Slurm cannot have is never read.
+   */
+  @Test
+  void aHintsKeysAreExactAndItsJobIdOneSlurmCanHave() throws Exception {
+    hinted.clear();
+    for (String q : List.of("?JOB=1", "?Job=1", "?job=1&JOB=2", "?job=1&job=2", "?job=1&extra=x")) {
+      HttpResponse<String> r = hint(q, null);
+      assertThat(r.statusCode()).as(q).isEqualTo(400);
+      assertThat(r.body()).as(q).contains("a hint takes job, event and nodes");
+    }
+    for (String id :
+        List.of("0", "4294967294", "4294967295", "99999999999", "999999999999999999")) {
+      HttpResponse<String> r = hint("?job=" + id, null);
+      assertThat(r.statusCode()).as(id).isEqualTo(400);
+      assertThat(r.body()).as(id).contains("job must be a Slurm job id (1 to 4294967293)");
+    }
+    assertThat(hinted).isEmpty();
+    assertThat(hint("?job=4294967293", null).statusCode()).isEqualTo(202);
+    assertThat(hinted).containsExactly(4294967293L);
+  }
+
   @Test
   void aCallerWhoseAddressIsUnknownIsNotLoopback() {
     // InetAddress reads "" as localhost: an unknown caller must not pass as the pod itself

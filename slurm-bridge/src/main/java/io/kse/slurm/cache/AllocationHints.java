@@ -61,6 +61,9 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
    */
   @Override
   public void allocated(long jobId) {
+    if (cache.dismissed(jobId)) {
+      return; // read lately and found not ours, or twice not there: a repeated name costs nothing
+    }
     cache.allocationHinted(jobId);
     lookUntil(jobId, this::settled);
   }
