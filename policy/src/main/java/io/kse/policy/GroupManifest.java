@@ -18,8 +18,6 @@ public final class GroupManifest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   /** The LeaderWorkerSet annotation asking for one topology domain per group. */
-  static final String LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology";
-
   private GroupManifest() {}
 
   /** Whether the manifest text is a LeaderWorkerSet. */
@@ -63,7 +61,7 @@ public final class GroupManifest {
       members.add(PodManifest.facts(pod(worker, ns, name + "-0-" + i)));
     }
     Optional<String> key =
-        Optional.ofNullable(meta.path("annotations").path(LWS_EXCLUSIVE).textValue());
+        Optional.ofNullable(meta.path("annotations").path(WellKnown.LWS_EXCLUSIVE).textValue());
     return new GroupFacts(
         "lws/" + name + "/0",
         "LeaderWorkerSet " + name + " group 0",
@@ -77,10 +75,10 @@ public final class GroupManifest {
   /** Several pods, the leader first. */
   public static GroupFacts pods(List<PodFacts> members) {
     PodFacts leader = members.get(0);
-    String id = leader.annotations().getOrDefault("kse.io/group", leader.name());
+    String id = leader.annotations().getOrDefault(WellKnown.GROUP, leader.name());
     return new GroupFacts(
         "kse/" + id,
-        "kse.io/group=" + id,
+        WellKnown.GROUP + "=" + id,
         members.size(),
         members,
         Optional.empty(),

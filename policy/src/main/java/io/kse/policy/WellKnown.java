@@ -1,6 +1,9 @@
 package io.kse.policy;
 
-/** Pod annotation keys the policy reads. All start with {@code kse.io/}. */
+/**
+ * Pod annotation and label keys the policy reads: ours start with {@code kse.io/}; a group's also
+ * come from LeaderWorkerSet's labels. The extender reads groups by these same keys.
+ */
 public final class WellKnown {
   public static final String PREFIX = "kse.io/";
 
@@ -27,6 +30,21 @@ public final class WellKnown {
   public static final String TIME_LIMIT = PREFIX + "time-limit";
   public static final String CONSTRAINT = PREFIX + "constraint";
   public static final String NICE = PREFIX + "nice";
+
+  /** Any controller: the group's name, unique in the namespace. */
+  public static final String GROUP = PREFIX + "group";
+
+  /** Any controller: how many pods the group has. */
+  public static final String GROUP_SIZE = PREFIX + "group-size";
+
+  /** Any controller, optional: the member's index, 0 for the leader. */
+  public static final String GROUP_INDEX = PREFIX + "group-index";
+
+  public static final String LWS_NAME = "leaderworkerset.sigs.k8s.io/name";
+  public static final String LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index";
+  public static final String LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index";
+  public static final String LWS_SIZE = "leaderworkerset.sigs.k8s.io/size";
+  public static final String LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology";
 
   /** The most nodes one placeholder may span. */
   public static final int MAX_NODES = 1024;

@@ -50,15 +50,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The running service. The constructor wires every part (no thread, socket or API call yet); {@link
  * #start} runs the named steps below in order, and {@link #close} undoes the steps that ran, newest
- * first, each bounded in time. Start order, on one screen:
+ * first, each bounded in time. What starts, in order:
  *
  * <ol>
  *   <li>policy: load the file (fatal if invalid) and watch it;
+ *   <li>the periodic passes (they act only once this replica is the synced writer);
  *   <li>http: listen for ops (health, metrics, explain), then for the verbs;
- *   <li>slurm: connect in the background (ready only once connected and synced);
- *   <li>caches: the Slurm job cache and the pod informer, until both are synced;
- *   <li>writer: the writer Lease, whose holder converges every placement;
- *   <li>node sync and the periodic passes.
+ *   <li>in the background: connect to Slurm (retrying), learn whose placeholders are ours (cluster
+ *       identity, Slurm user), then the Slurm cache, the PodGroup and pod informers until the cache
+ *       and pods are synced (ready from then on), then the writer Lease and the node sync.
  * </ol>
  */
 public final class ExtenderService implements AutoCloseable {

@@ -5,29 +5,22 @@ import java.util.List;
 
 /** The slurmrestd OpenAPI versions this bridge speaks, newest first in {@link #newestFirst()}. */
 public enum ApiVersion {
-  V0038("v0.0.38", "22.05"),
-  V0041("v0.0.41", "24.05"),
-  V0042("v0.0.42", "24.11"),
-  V0043("v0.0.43", "25.05"),
-  V0044("v0.0.44", "25.11"),
-  V0045("v0.0.45", "26.05");
+  V0038("v0.0.38"), // Slurm 22.05
+  V0041("v0.0.41"), // 24.05
+  V0042("v0.0.42"), // 24.11
+  V0043("v0.0.43"), // 25.05
+  V0044("v0.0.44"), // 25.11
+  V0045("v0.0.45"); // 26.05
 
   private final String id;
-  private final String firstSlurmRelease;
 
-  ApiVersion(String id, String firstSlurmRelease) {
+  ApiVersion(String id) {
     this.id = id;
-    this.firstSlurmRelease = firstSlurmRelease;
   }
 
   /** The version as it appears in URLs, e.g. {@code v0.0.38}. */
   public String id() {
     return id;
-  }
-
-  /** The Slurm release that introduced this version. */
-  public String firstSlurmRelease() {
-    return firstSlurmRelease;
   }
 
   /** slurmrestd 22.05 disables the {@code excluded_nodes} key ("Disabled key"). */

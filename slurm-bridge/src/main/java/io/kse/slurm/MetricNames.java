@@ -29,5 +29,7 @@ public final class MetricNames {
   /** Jobs carrying our placeholder tag that another Slurm user submitted (ignored). */
   public static final String IMPOSTOR_JOBS = "kse.slurm.impostor.jobs";
 
+  public static final String HINTED_READS = "kse.slurm.hinted.polls";
+
   private MetricNames() {}
 }

@@ -97,16 +97,6 @@ public record SlurmJob(
     return state == JobState.RUNNING && preemptTime.isPresent();
   }
 
-  /** This job as chosen for preemption at {@code at}. */
-  public SlurmJob preemptedAt(Instant at) {
-    return with(at.isAfter(lastChange) ? at : lastChange, Optional.of(at), gresDetail, user);
-  }
-
-  /** This job with the per-node GRES Slurm reports. */
-  public SlurmJob withGresDetail(List<String> detail) {
-    return with(lastChange, preemptTime, detail, user);
-  }
-
   /** This job as submitted by Slurm user {@code name}. */
   public SlurmJob withUser(String name) {
     return with(lastChange, preemptTime, gresDetail, name);

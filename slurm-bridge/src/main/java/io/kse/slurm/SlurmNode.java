@@ -11,7 +11,6 @@ import java.util.Set;
  * @param flags state flags, upper case ({@code DRAIN}, {@code NOT_RESPONDING}, …)
  * @param reason the admin reason (drain/down), empty when none
  * @param features active features, e.g. the NVLink domain {@code nvl-0}
- * @param reasonSince when Slurm set the reason (its clock): for a node set down, when it went down
  */
 public record SlurmNode(
     String name,
@@ -24,18 +23,12 @@ public record SlurmNode(
     int cpus,
     int allocCpus,
     long realMemoryMb,
-    List<String> partitions,
-    java.util.Optional<java.time.Instant> reasonSince) {
+    List<String> partitions) {
 
   public SlurmNode {
     flags = Set.copyOf(flags);
     features = Set.copyOf(features);
     partitions = List.copyOf(partitions);
-  }
-
-  /** Down: Slurm ended or requeued whatever ran here (a drained node keeps its jobs). */
-  public boolean isDown() {
-    return state.equals("down");
   }
 
   /** Draining or drained: Slurm schedules nothing new here. */

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What the extender costs Slurm on the scale rig (issue 28): Slurm 26.05 with thousands of GPU
- * nodes made {@code state=external}, other users' queues of 5,000 to 50,000 jobs with churn ({@link
+ * What the extender costs Slurm on the scale rig: Slurm 26.05 with thousands of GPU nodes made
+ * {@code state=external}, other users' queues of 5,000 to 50,000 jobs with churn ({@link
  * BackgroundJobs}), and the extender following its own placeholders. For each queue size, two
  * windows of the same length: the extender stopped, then running (after its start-up and takeover
  * listings). Prints one {@code scale …} line per queue size: slurmctld's and slurmrestd's CPU in
@@ -62,7 +62,8 @@ public final class ScaleLoad {
         try {
           stack.command("extender-start");
         } catch (IllegalStateException e) {
-          // not ready within KSE_E2E_READY_WAIT_S (the extender before issue 28 never is with the
+          // not ready within KSE_E2E_READY_WAIT_S (an extender that lists the whole job table each
+          // pass never is with the
           // churn on: each job listing outlasts its timeout): measured as it runs, and said so
           ready = false;
           System.err.printf("[scale] the extender did not become ready: %s%n", e.getMessage());

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A period of a cluster's work, to replay against a candidate policy (issue 31): the inference pods
- * (or groups) that arrived and how long they were wanted, and the Slurm jobs of everyone else.
- * Times are offsets from the trace's start, so a trace replays the same at any date and any speed.
+ * A period of a cluster's work, to replay against a candidate policy: the inference pods (or
+ * groups) that arrived and how long they were wanted, and the Slurm jobs of everyone else. Times
+ * are offsets from the trace's start, so a trace replays the same at any date and any speed.
  *
  * <p>On disk: JSON lines ({@link TraceCodec}), one header line then one line per event, ordered by
  * {@code at}; docs/policy-guide.md "Replay" documents the schema.

@@ -6,7 +6,7 @@ import java.util.Optional;
 /** Kubernetes nodes as the drain sync needs them, and the one change it makes to them: a taint. */
 public interface KubeNodes {
   /**
-   * @param ourTaint the value of our {@value NodeSync#TAINT_KEY} taint, if the node has it
+   * @param ourTaint the value of our {@value WellKnown#TAINT_KEY} taint, if the node has it
    */
   record KubeNode(String name, boolean cordoned, Optional<String> ourTaint) {}
 

@@ -85,7 +85,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
             + " is claimed by Kubernetes nodes "
             + claimants
             + " (label "
-            + NodeNames.LABEL
+            + WellKnown.SLURM_NODE_LABEL
             + " or node name): no pod is placed on it until only one claims it";
     LOG.warn("node_mapping_conflict slurmNode={} kubernetesNodes={}", slurm, claimants);
     for (String k : claimants) {
@@ -122,7 +122,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
   private static String label(Node n) {
     return n.getMetadata().getLabels() == null
         ? null
-        : n.getMetadata().getLabels().get(NodeNames.LABEL);
+        : n.getMetadata().getLabels().get(WellKnown.SLURM_NODE_LABEL);
   }
 
   /** How many nodes the cluster has, as last seen (0 before the first listing). */
@@ -154,7 +154,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
         n.getSpec() == null || n.getSpec().getTaints() == null
             ? Optional.empty()
             : n.getSpec().getTaints().stream()
-                .filter(t -> NodeSync.TAINT_KEY.equals(t.getKey()))
+                .filter(t -> WellKnown.TAINT_KEY.equals(t.getKey()))
                 .map(t -> t.getValue() == null ? "" : t.getValue())
                 .findFirst();
     return new KubeNode(n.getMetadata().getName(), cordoned, taint);
@@ -168,10 +168,10 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
           List<Taint> taints =
               new ArrayList<>(
                   n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints());
-          taints.removeIf(t -> NodeSync.TAINT_KEY.equals(t.getKey()));
+          taints.removeIf(t -> WellKnown.TAINT_KEY.equals(t.getKey()));
           taints.add(
               new TaintBuilder()
-                  .withKey(NodeSync.TAINT_KEY)
+                  .withKey(WellKnown.TAINT_KEY)
                   .withValue(value)
                   .withEffect("NoSchedule")
                   .build());
@@ -186,7 +186,7 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
         n -> {
           if (n.getSpec().getTaints() != null) {
             List<Taint> taints = new ArrayList<>(n.getSpec().getTaints());
-            taints.removeIf(t -> NodeSync.TAINT_KEY.equals(t.getKey()));
+            taints.removeIf(t -> WellKnown.TAINT_KEY.equals(t.getKey()));
             n.getSpec().setTaints(taints);
           }
         });

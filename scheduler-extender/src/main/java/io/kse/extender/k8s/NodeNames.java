@@ -9,15 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Slurm node name ↔ Kubernetes node name. By default the names are the same (the Slonk/SUNK
- * pattern); a Kubernetes node may instead carry the label {@value #LABEL} naming its Slurm node.
- * The label's prefix is one the NodeRestriction admission plugin forbids kubelets to set, so a
- * compromised node cannot claim another node's allocations. A Slurm node claimed by two Kubernetes
- * nodes (two labels, or a label and a node of that name) maps to none: no pod is let onto either
- * until an admin resolves it ({@link #conflicts}).
+ * pattern); a Kubernetes node may instead carry the label {@value WellKnown#SLURM_NODE_LABEL}
+ * naming its Slurm node. The label's prefix is one the NodeRestriction admission plugin forbids
+ * kubelets to set, so a compromised node cannot claim another node's allocations. A Slurm node
+ * claimed by two Kubernetes nodes (two labels, or a label and a node of that name) maps to none: no
+ * pod is let onto either until an admin resolves it ({@link #conflicts}).
  */
 public final class NodeNames {
-  public static final String LABEL = "node-restriction.kubernetes.io/kse-slurm-node";
-
   /** What an ambiguous Slurm node maps to: no Kubernetes node has an empty name. */
   static final String NONE = "";
 

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a cordoned Kubernetes node drains its Slurm node, with the reason {@value #DRAIN_REASON};
  *       uncordoning resumes it, but only a drain with that reason (an SRE's own drain stays);
  *   <li>a Slurm node that is drained, down, failed or not responding for any other reason gets the
- *       NoSchedule taint {@value #TAINT_KEY} (value: its state, e.g. {@code down}, {@code
+ *       NoSchedule taint {@value WellKnown#TAINT_KEY} (value: its state, e.g. {@code down}, {@code
  *       mixed-drain}, {@code idle-notresponding}); it goes when Slurm has the node back. Other
  *       taints are never touched.
  * </ul>
@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 public final class NodeSync {
   private static final Logger LOG = LoggerFactory.getLogger(NodeSync.class);
   public static final String DRAIN_REASON = "kse: cordoned in Kubernetes";
-  public static final String TAINT_KEY = "kse.io/slurm-unavailable";
 
   private final KubeNodes kube;
   private final SlurmView slurm;

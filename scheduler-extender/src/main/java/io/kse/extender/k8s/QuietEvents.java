@@ -11,12 +11,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Events that say one thing once (issue 30: each Event is an API write). A pod's "submitted" and
- * "allocated" Events are held for the quiet period: a pod bound within it gets one {@code
- * BoundToSlurmNode} Event that also says what they would have said; a pod that waits hears each
- * step when the period ends, stamped with the time it happened. Any other Event of the pod first
- * posts what is held for it, so a pod's Events never come out of order. Everything else passes
- * through.
+ * Events that say one thing once (each Event is an API write). A pod's "submitted" and "allocated"
+ * Events are held for the quiet period: a pod bound within it gets one {@code BoundToSlurmNode}
+ * Event that also says what they would have said; a pod that waits hears each step when the period
+ * ends, stamped with the time it happened. Any other Event of the pod first posts what is held for
+ * it, so a pod's Events never come out of order. Everything else passes through.
  */
 public final class QuietEvents implements PodActions {
   static final Set<EventReason> HELD = EnumSet.of(EventReason.SUBMITTED, EventReason.ALLOCATED);

@@ -17,9 +17,9 @@ import java.util.stream.Stream;
 /**
  * An informer's store that keeps a slim copy of each object: what the extender reads, not
  * managedFields, not the status history. Unlike fabric8's {@code ReducedStateItemStore}, which
- * rebuilds an object through JSON on every read (a fifth of the extender's CPU in a 200-pod burst,
- * issue 16), a read here returns the stored object. The copy shares the parts it keeps with the
- * object the informer hands to its handlers; neither is ever modified.
+ * rebuilds an object through JSON on every read (a fifth of the extender's CPU in a 200-pod burst),
+ * a read here returns the stored object. The copy shares the parts it keeps with the object the
+ * informer hands to its handlers; neither is ever modified.
  */
 final class SlimItemStore<T extends HasMetadata> implements ItemStore<T> {
   private final BasicItemStore<T> store = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);

@@ -1,8 +1,9 @@
 package io.kse.extender.k8s;
 
 /**
- * Annotation keys, the condition and the scheduling gate this extender writes (Events: {@link
- * EventReason}).
+ * The keys this extender writes or reads on Kubernetes objects: annotations, the condition, the
+ * scheduling gate, our taint and the node label (Events: {@link EventReason}; a group's keys are
+ * the policy's, {@link io.kse.policy.WellKnown}).
  */
 public final class WellKnown {
   /** The Slurm job id of the pod's placeholder. */
@@ -22,6 +23,15 @@ public final class WellKnown {
    * allocated its node.
    */
   public static final String CONDITION = "kse.io/SlurmAllocated";
+
+  /**
+   * Our NoSchedule taint on a Kubernetes node whose Slurm node takes no new work (value: its state,
+   * e.g. {@code down}, {@code drain}), set and lifted by {@link NodeSync}.
+   */
+  public static final String TAINT_KEY = "kse.io/slurm-unavailable";
+
+  /** On a Kubernetes node, the Slurm node it is, when the names differ ({@link NodeNames}). */
+  public static final String SLURM_NODE_LABEL = "node-restriction.kubernetes.io/kse-slurm-node";
 
   private WellKnown() {}
 }

@@ -1,6 +1,7 @@
 package io.kse.extender.lifecycle;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.policy.WellKnown;
 import io.kse.slurm.PlaceholderTag;
 import java.util.Map;
 import java.util.Optional;
@@ -13,10 +14,11 @@ import java.util.function.Function;
  * <ol>
  *   <li>the Kubernetes Workload API: {@code spec.schedulingGroup.podGroupName} names a PodGroup
  *       whose gang {@code minCount} is the size; members are indexed by pod name;
- *   <li>LeaderWorkerSet: {@link #LWS_NAME} and {@link #LWS_GROUP_INDEX} identify the group, {@link
- *       #LWS_SIZE} gives its size, {@link #LWS_WORKER_INDEX} the member's index (leader 0);
- *   <li>anything else: {@link #GROUP}, {@link #GROUP_SIZE}, optional {@link #GROUP_INDEX} (without
- *       it, members are indexed by pod name).
+ *   <li>LeaderWorkerSet: {@link WellKnown#LWS_NAME} and {@link WellKnown#LWS_GROUP_INDEX} identify
+ *       the group, {@link WellKnown#LWS_SIZE} gives its size, {@link WellKnown#LWS_WORKER_INDEX}
+ *       the member's index (leader 0);
+ *   <li>anything else: {@link WellKnown#GROUP}, {@link WellKnown#GROUP_SIZE}, optional {@link
+ *       WellKnown#GROUP_INDEX} (without it, members are indexed by pod name).
  * </ol>
  *
  * @param id the group's id within the namespace, e.g. {@code lws/llm/0}
@@ -36,21 +38,6 @@ public record GroupMembership(
     Optional<String> topologyKey,
     boolean leaderFirst,
     Optional<String> problem) {
-
-  /** Any controller: the group's name, unique in the namespace. */
-  public static final String GROUP = "kse.io/group";
-
-  /** Any controller: how many pods the group has. */
-  public static final String GROUP_SIZE = "kse.io/group-size";
-
-  /** Any controller, optional: the member's index, 0 for the leader. */
-  public static final String GROUP_INDEX = "kse.io/group-index";
-
-  public static final String LWS_NAME = "leaderworkerset.sigs.k8s.io/name";
-  public static final String LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index";
-  public static final String LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index";
-  public static final String LWS_SIZE = "leaderworkerset.sigs.k8s.io/size";
-  public static final String LWS_EXCLUSIVE = "leaderworkerset.sigs.k8s.io/exclusive-topology";
 
   /** The member's index is its rank by pod name. */
   public static final int BY_NAME = -1;
@@ -115,9 +102,9 @@ public record GroupMembership(
                               + name
                               + " does not exist (yet), or is not a gang (schedulingPolicy.gang)")));
     }
-    String lws = labels.get(LWS_NAME);
+    String lws = labels.get(WellKnown.LWS_NAME);
     if (lws != null) {
-      String group = labels.get(LWS_GROUP_INDEX);
+      String group = labels.get(WellKnown.LWS_GROUP_INDEX);
       String id = GroupKind.LEADER_WORKER_SET.id(lws + "/" + group);
       String source = "LeaderWorkerSet " + lws + " group " + group;
       if (group == null) {
@@ -125,24 +112,24 @@ public record GroupMembership(
             invalid(
                 GroupKind.LEADER_WORKER_SET.id(lws),
                 source,
-                "label " + LWS_GROUP_INDEX + " is missing"));
+                "label " + WellKnown.LWS_GROUP_INDEX + " is missing"));
       }
       // LWS's pod webhook labels the leader's worker-index 0 as well
       return Optional.of(
           parsed(
               id,
               source,
-              annotations.get(LWS_SIZE),
-              LWS_SIZE,
-              labels.getOrDefault(LWS_WORKER_INDEX, "0"),
-              LWS_WORKER_INDEX,
-              Optional.ofNullable(annotations.get(LWS_EXCLUSIVE)),
-              annotations.containsKey(LWS_EXCLUSIVE)));
+              annotations.get(WellKnown.LWS_SIZE),
+              WellKnown.LWS_SIZE,
+              labels.getOrDefault(WellKnown.LWS_WORKER_INDEX, "0"),
+              WellKnown.LWS_WORKER_INDEX,
+              Optional.ofNullable(annotations.get(WellKnown.LWS_EXCLUSIVE)),
+              annotations.containsKey(WellKnown.LWS_EXCLUSIVE)));
     }
-    String kse = annotations.getOrDefault(GROUP, labels.get(GROUP));
+    String kse = annotations.getOrDefault(WellKnown.GROUP, labels.get(WellKnown.GROUP));
     if (kse != null) {
       String id = GroupKind.KSE.id(kse);
-      String source = GROUP + "=" + kse;
+      String source = WellKnown.GROUP + "=" + kse;
       if (!kse.matches("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?")) {
         // no group can be formed: the pod is refused on its own
         return Optional.of(
@@ -150,16 +137,16 @@ public record GroupMembership(
                 GroupKind.KSE.id(
                     "invalid/" + pod.getMetadata().getUid().toLowerCase(java.util.Locale.ROOT)),
                 source,
-                GROUP + " must be a DNS label (a-z 0-9 -, up to 63)"));
+                WellKnown.GROUP + " must be a DNS label (a-z 0-9 -, up to 63)"));
       }
       return Optional.of(
           parsed(
               id,
               source,
-              annotations.get(GROUP_SIZE),
-              GROUP_SIZE,
-              annotations.get(GROUP_INDEX),
-              GROUP_INDEX,
+              annotations.get(WellKnown.GROUP_SIZE),
+              WellKnown.GROUP_SIZE,
+              annotations.get(WellKnown.GROUP_INDEX),
+              WellKnown.GROUP_INDEX,
               Optional.empty(),
               false));
     }

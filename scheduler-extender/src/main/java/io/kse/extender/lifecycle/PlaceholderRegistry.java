@@ -4,7 +4,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Placeholder state by pod UID: O(1), lock-free reads for the filter path. */
+/**
+ * Placeholder state by placement key (a pod's UID, or its group's key): O(1), lock-free reads for
+ * the filter path.
+ */
 public final class PlaceholderRegistry {
   private final Map<String, PlaceholderState> byUid = new ConcurrentHashMap<>();
 

@@ -3,6 +3,7 @@ package io.kse.extender.lifecycle;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.GroupMembership.PodGroupSpec;
+import io.kse.policy.WellKnown;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -221,7 +222,7 @@ public record Placement(String key, List<Slot> members, int size, Optional<Group
     if (byName && ms.stream().anyMatch(m -> m.index() != GroupMembership.BY_NAME)) {
       problems.add(
           "some members set their index ("
-              + GroupMembership.GROUP_INDEX
+              + WellKnown.GROUP_INDEX
               + ") and others do not; set it on all or none");
     }
     TreeSet<Integer> sizes = new TreeSet<>();

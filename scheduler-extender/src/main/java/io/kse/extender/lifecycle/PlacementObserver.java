@@ -24,8 +24,9 @@ import java.util.function.Supplier;
 
 /**
  * Gathers what is true now for a placement — its pods as the informer has them, its job as the
- * Slurm cache has it, its nodes, what the extender has in flight — into {@link PlacementFacts}.
- * Facts only: it changes nothing, and what users are told is the rules' to say.
+ * Slurm cache has it, its nodes, what the extender has in flight — into {@link PlacementFacts}. It
+ * changes nothing. Besides facts it words the few that are only ever shown as they are (why a node
+ * is not usable, where a group's domains are): what users are told is otherwise the rules'.
  */
 final class PlacementObserver {
   /** A job Slurm accepted but the cache never showed: stop waiting for it after this. */

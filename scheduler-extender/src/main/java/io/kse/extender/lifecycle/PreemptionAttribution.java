@@ -108,7 +108,7 @@ final class PreemptionAttribution {
       return true;
     }
     // every charge is logged, the standby's too (writer=false): a charge nobody was told of is
-    // still one an SRE can find (issue 29's soak met one only the standby had recorded)
+    // still one an SRE can find (a standby may hold a record the writer never made)
     boolean writer = mayAct.getAsBoolean();
     PlaceholderTag tag = ours.apply(placeholder).orElseThrow();
     PodRef ref = PodRef.of(tag);

@@ -53,10 +53,18 @@ public final class ConfigReference {
     a.put(io.kse.policy.WellKnown.TIME_LIMIT, "pod → override: time limit (`4h`, `unlimited`)");
     a.put(io.kse.policy.WellKnown.CONSTRAINT, "pod → override: Slurm feature constraint");
     a.put(io.kse.policy.WellKnown.NICE, "pod → override: Slurm nice value");
+    a.put(
+        io.kse.policy.WellKnown.GROUP,
+        "pod → group (label or annotation): the group's name, unique in the namespace; its pods"
+            + " share one placeholder (LeaderWorkerSet's own labels work without it; docs/groups.md)");
+    a.put(io.kse.policy.WellKnown.GROUP_SIZE, "pod → group: how many pods the group has");
+    a.put(
+        io.kse.policy.WellKnown.GROUP_INDEX,
+        "pod → group, optional: the member's index, 0 for the leader (else its rank by name)");
     a.put(WellKnown.JOB_ANNOTATION, "extender → pod: the Slurm job id of the pod's placeholder");
     a.put(WellKnown.NODE_ANNOTATION, "extender → pod: the node Slurm allocated");
     a.put(
-        io.kse.extender.k8s.NodeNames.LABEL,
+        io.kse.extender.k8s.WellKnown.SLURM_NODE_LABEL,
         "admin → node label: the Slurm node this Kubernetes node is, when the names differ"
             + " (kubelets may not set this prefix; a Slurm node claimed twice maps to none)");
     return a;
@@ -91,7 +99,7 @@ public final class ConfigReference {
             + " the extender lifts it once Slurm allocated (or the policy rejected the pod)");
     row(
         b,
-        io.kse.extender.k8s.NodeSync.TAINT_KEY,
+        io.kse.extender.k8s.WellKnown.TAINT_KEY,
         "NoSchedule taint on a Kubernetes node whose Slurm node is drained, down, failed or not"
             + " responding for a reason not ours; value = Slurm state (e.g. down, mixed-drain,"
             + " idle-notresponding)");

@@ -36,6 +36,6 @@ class NodeNamesTest {
 
   @Test
   void theLabelIsOneKubeletsCannotSet() {
-    assertThat(NodeNames.LABEL).startsWith("node-restriction.kubernetes.io/");
+    assertThat(WellKnown.SLURM_NODE_LABEL).startsWith("node-restriction.kubernetes.io/");
   }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kse.policy.Decision;
 import io.kse.policy.JobSpec;
+import io.kse.policy.WellKnown;
 import io.kse.slurm.JobSubmission;
 import java.util.List;
 import java.util.Map;
@@ -85,13 +86,13 @@ class DecisionTest extends ReconcilerFixture {
       Pod p =
           new PodBuilder(
                   io.kse.extender.testing.Pods.pending(
-                          "lws-0-" + i, 3, 8, Map.of(GroupMembership.LWS_SIZE, "2"))
+                          "lws-0-" + i, 3, 8, Map.of(WellKnown.LWS_SIZE, "2"))
                       .build())
               .editMetadata()
               .withUid("uid-lws-" + i)
-              .addToLabels(GroupMembership.LWS_NAME, "lws")
-              .addToLabels(GroupMembership.LWS_GROUP_INDEX, "0")
-              .addToLabels(GroupMembership.LWS_WORKER_INDEX, Integer.toString(i))
+              .addToLabels(WellKnown.LWS_NAME, "lws")
+              .addToLabels(WellKnown.LWS_GROUP_INDEX, "0")
+              .addToLabels(WellKnown.LWS_WORKER_INDEX, Integer.toString(i))
               .endMetadata()
               .build();
       pods.put("serving/" + p.getMetadata().getName(), p);

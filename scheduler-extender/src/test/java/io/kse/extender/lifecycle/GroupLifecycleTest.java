@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.PodRef;
+import io.kse.policy.WellKnown;
 import io.kse.slurm.JobState;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
@@ -23,9 +24,9 @@ class GroupLifecycleTest extends ReconcilerFixture {
         name,
         uid,
         Map.of(
-            GroupMembership.GROUP, "llm",
-            GroupMembership.GROUP_SIZE, "3",
-            GroupMembership.GROUP_INDEX, Integer.toString(index)));
+            WellKnown.GROUP, "llm",
+            WellKnown.GROUP_SIZE, "3",
+            WellKnown.GROUP_INDEX, Integer.toString(index)));
   }
 
   Pod bind(Pod p, String node) {
@@ -122,10 +123,7 @@ class GroupLifecycleTest extends ReconcilerFixture {
   Pod byName(String name, String uid, int size, int gpus) {
     Pod p =
         io.kse.extender.testing.Pods.pending(
-                name,
-                3,
-                gpus,
-                Map.of(GroupMembership.GROUP, "llm", GroupMembership.GROUP_SIZE, "" + size))
+                name, 3, gpus, Map.of(WellKnown.GROUP, "llm", WellKnown.GROUP_SIZE, "" + size))
             .editMetadata()
             .withUid(uid)
             .withCreationTimestamp(Instant.now().minusSeconds(2).toString())
@@ -359,11 +357,11 @@ class GroupLifecycleTest extends ReconcilerFixture {
     Pod leader =
         new io.fabric8.kubernetes.api.model.PodBuilder(pod("llm-0", uid, Map.of()))
             .editMetadata()
-            .addToLabels(GroupMembership.LWS_NAME, "llm")
-            .addToLabels(GroupMembership.LWS_GROUP_INDEX, "0")
-            .addToLabels(GroupMembership.LWS_WORKER_INDEX, "0")
-            .addToAnnotations(GroupMembership.LWS_SIZE, "2")
-            .addToAnnotations(GroupMembership.LWS_EXCLUSIVE, exclusiveKey)
+            .addToLabels(WellKnown.LWS_NAME, "llm")
+            .addToLabels(WellKnown.LWS_GROUP_INDEX, "0")
+            .addToLabels(WellKnown.LWS_WORKER_INDEX, "0")
+            .addToAnnotations(WellKnown.LWS_SIZE, "2")
+            .addToAnnotations(WellKnown.LWS_EXCLUSIVE, exclusiveKey)
             .endMetadata()
             .build();
     pods.put("serving/llm-0", leader);

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kse.extender.lifecycle.GroupMembership.PodGroupSpec;
 import io.kse.extender.testing.Pods;
+import io.kse.policy.WellKnown;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,8 +36,8 @@ class GroupMembershipTest {
         GroupMembership.of(
                 pod(
                     "llm-1",
-                    Map.of(GroupMembership.LWS_NAME, "llm", GroupMembership.LWS_GROUP_INDEX, "1"),
-                    Map.of(GroupMembership.LWS_SIZE, "4")),
+                    Map.of(WellKnown.LWS_NAME, "llm", WellKnown.LWS_GROUP_INDEX, "1"),
+                    Map.of(WellKnown.LWS_SIZE, "4")),
                 NO_PODGROUPS)
             .orElseThrow();
     assertThat(leader.id()).isEqualTo("lws/llm/1");
@@ -52,8 +53,8 @@ class GroupMembershipTest {
         new PodBuilder(
                 pod(
                     "x",
-                    Map.of(GroupMembership.LWS_NAME, "llm", GroupMembership.LWS_GROUP_INDEX, "0"),
-                    Map.of(GroupMembership.GROUP, "g", GroupMembership.GROUP_SIZE, "2")))
+                    Map.of(WellKnown.LWS_NAME, "llm", WellKnown.LWS_GROUP_INDEX, "0"),
+                    Map.of(WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "2")))
             .editSpec()
             .withNewSchedulingGroup("gang-a")
             .endSpec()
@@ -73,27 +74,21 @@ class GroupMembershipTest {
 
   @Test
   void badKeysAreNamed() {
-    assertThat(problem(Map.of(GroupMembership.GROUP, "g"))).contains("kse.io/group-size");
-    assertThat(problem(Map.of(GroupMembership.GROUP, "g", GroupMembership.GROUP_SIZE, "zero")))
+    assertThat(problem(Map.of(WellKnown.GROUP, "g"))).contains("kse.io/group-size");
+    assertThat(problem(Map.of(WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "zero")))
         .contains("kse.io/group-size=zero is not a whole number 1..1024");
     assertThat(
             problem(
                 Map.of(
-                    GroupMembership.GROUP,
-                    "g",
-                    GroupMembership.GROUP_SIZE,
-                    "2",
-                    GroupMembership.GROUP_INDEX,
-                    "2")))
+                    WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "2", WellKnown.GROUP_INDEX, "2")))
         .contains("kse.io/group-index=2 is not a member index 0..1");
-    assertThat(
-            problem(Map.of(GroupMembership.GROUP, "Not_A_Name", GroupMembership.GROUP_SIZE, "2")))
+    assertThat(problem(Map.of(WellKnown.GROUP, "Not_A_Name", WellKnown.GROUP_SIZE, "2")))
         .contains("must be a DNS label");
   }
 
   @Test
   void membersWithoutIndexesAreIndexedByName() {
-    Map<String, String> g = Map.of(GroupMembership.GROUP, "g", GroupMembership.GROUP_SIZE, "3");
+    Map<String, String> g = Map.of(WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "3");
     Placement p =
         Placement.group(
             "group:serving/kse/g",
@@ -114,14 +109,8 @@ class GroupMembershipTest {
             "group:serving/kse/g",
             "serving",
             List.of(
-                pod(
-                    "a",
-                    Map.of(),
-                    Map.of(GroupMembership.GROUP, "g", GroupMembership.GROUP_SIZE, "2")),
-                pod(
-                    "b",
-                    Map.of(),
-                    Map.of(GroupMembership.GROUP, "g", GroupMembership.GROUP_SIZE, "3"))),
+                pod("a", Map.of(), Map.of(WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "2")),
+                pod("b", Map.of(), Map.of(WellKnown.GROUP, "g", WellKnown.GROUP_SIZE, "3"))),
             NO_PODGROUPS);
     assertThat(p.group().orElseThrow().problem())
         .get()

@@ -117,7 +117,9 @@ class PlacementRulesTest {
   void aPreemptedPlaceholderHoldsItsNodesUntilItsPodsAreGone() {
     Instant at = Instant.parse("2026-11-24T10:00:00Z");
     Optional<SlurmJob> preempting =
-        Optional.of(job(JobState.RUNNING, List.of("n0", "n1")).preemptedAt(at));
+        Optional.of(
+            io.kse.slurm.testing.FakeSlurmClient.preemptedAt(
+                job(JobState.RUNNING, List.of("n0", "n1")), at));
     List<Step> steps =
         rules.decide(
             facts(
@@ -153,7 +155,9 @@ class PlacementRulesTest {
   @Test
   void aPreemptedPlaceholderNobodyRunsOnIsReplacedAndNotWokenFor() {
     Optional<SlurmJob> preempting =
-        Optional.of(job(JobState.RUNNING, List.of("n0", "n1")).preemptedAt(Instant.EPOCH));
+        Optional.of(
+            io.kse.slurm.testing.FakeSlurmClient.preemptedAt(
+                job(JobState.RUNNING, List.of("n0", "n1")), Instant.EPOCH));
     assertThat(
             rules.decide(
                 facts(

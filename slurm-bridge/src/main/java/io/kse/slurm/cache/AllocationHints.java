@@ -37,7 +37,7 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
     this.cache = cache;
     this.minGap = minGap;
     this.hinted =
-        Counter.builder("kse.slurm.hinted.polls")
+        Counter.builder(io.kse.slurm.MetricNames.HINTED_READS)
             .description(
                 "Reads of Slurm asked for by allocation hints (one job each, or a poll in a"
                     + " flood), besides the regular polls")

@@ -76,7 +76,7 @@ public final class SlurmHttp {
    * A GET whose answer keeps, in each object of its top-level array {@code array}, only the fields
    * {@code keep} names: a job listing is every job slurmctld remembers (about 4 KB of JSON each)
    * whenever anything changed, and building a tree of all of it was a sixth of the extender's CPU
-   * in a burst (issue 16). The rest is skipped while reading.
+   * in a burst. The rest is skipped while reading.
    */
   public Response get(String what, String path, String array, Set<String> keep) {
     return send(what, "GET", path, null, new Pruning(array, keep));

@@ -105,7 +105,6 @@ final class SlurmJson {
           "state",
           "state_flags",
           "reason",
-          "reason_changed_at",
           "active_features",
           "features",
           "gres",
@@ -135,8 +134,7 @@ final class SlurmJson {
         n.path("cpus").asInt(0),
         n.path("alloc_cpus").asInt(0),
         number(n.path("real_memory")).orElse(0),
-        strings(n.path("partitions")),
-        time(n.path("reason_changed_at")));
+        strings(n.path("partitions")));
   }
 
   static SlurmPartition partition(JsonNode p) {

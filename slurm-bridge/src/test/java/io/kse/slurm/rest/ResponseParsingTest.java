@@ -156,30 +156,6 @@ class ResponseParsingTest {
     assertThat(nodes.get(1).features()).containsExactly("nvl-1");
   }
 
-  /** When a node went down (the reason's time) is what tells a node failure from a preemption. */
-  @Test
-  void readsWhenANodesReasonWasSetInBothShapes() throws Exception {
-    var json = new com.fasterxml.jackson.databind.ObjectMapper();
-    SlurmNode old =
-        SlurmJson.node(
-            json.readTree(
-                "{\"name\":\"n0\",\"state\":\"down\",\"reason\":\"soak\","
-                    + "\"reason_changed_at\":1764200000}"));
-    SlurmNode newer =
-        SlurmJson.node(
-            json.readTree(
-                "{\"name\":\"n0\",\"state\":[\"DOWN\"],\"reason\":\"soak\","
-                    + "\"reason_changed_at\":{\"set\":true,\"infinite\":false,"
-                    + "\"number\":1764200000}}"));
-    for (SlurmNode n : List.of(old, newer)) {
-      assertThat(n.isDown()).isTrue();
-      assertThat(n.reasonSince()).contains(Instant.ofEpochSecond(1764200000));
-    }
-    assertThat(nodes(Fixtures.json("v0.0.38", "nodes.json")).get(0).reasonSince())
-        .as("0: no reason ever set")
-        .isEmpty();
-  }
-
   @Test
   void parsesRecordedPartitionsAndQosFromSlurm2205() {
     List<io.kse.slurm.SlurmPartition> parts = new java.util.ArrayList<>();

@@ -54,8 +54,7 @@ public final class FakeSlurmClient implements SlurmClient {
         16,
         0,
         128000,
-        List.of("training", "inference"),
-        java.util.Optional.empty());
+        List.of("training", "inference"));
   }
 
   private Runnable duringSubmit = () -> {};
@@ -236,7 +235,7 @@ public final class FakeSlurmClient implements SlurmClient {
    * preempt time set, until cancelled or its grace time ends.
    */
   public synchronized void preempt(long jobId) {
-    put(existing(jobId).preemptedAt(clock.instant()));
+    put(preemptedAt(existing(jobId), clock.instant()));
   }
 
   /** Requeues the job as preemption does: back to PENDING, restart count + 1. */
@@ -501,6 +500,31 @@ public final class FakeSlurmClient implements SlurmClient {
   }
 
   /** A convenience for tests of outages. */
+  /** {@code j} as Slurm shows it once chosen for preemption at {@code at} (within its grace). */
+  public static SlurmJob preemptedAt(SlurmJob j, Instant at) {
+    return new SlurmJob(
+        j.id(),
+        j.name(),
+        j.comment(),
+        j.state(),
+        j.stateReason(),
+        j.partition(),
+        j.qos(),
+        j.nodes(),
+        j.nodeCount(),
+        j.submitTime(),
+        j.startTime(),
+        j.endTime(),
+        j.restartCount(),
+        j.tresPerNode(),
+        j.features(),
+        j.priority(),
+        at.isAfter(j.lastChange()) ? at : j.lastChange(),
+        java.util.Optional.of(at),
+        j.gresDetail(),
+        j.user());
+  }
+
   public static SlurmUnavailableException outage() {
     return new SlurmUnavailableException("fake: slurmrestd is down");
   }
