@@ -217,8 +217,15 @@ public final class ExtenderService implements AutoCloseable {
             h.limits(),
             h.limits().nodeNamesFor(kubeNodes::size),
             clock);
+    io.kse.extender.lifecycle.GpuHold gpuHold =
+        new io.kse.extender.lifecycle.GpuHold(
+            pods::pods, nodeNames::kubernetes, clock, metrics::gpuHold, metrics.gpuHoldOverdue());
     routes.allocationHints(
-        new io.kse.extender.http.AllocationHintRoute(hints, cfg.allocationHint().token(), metrics));
+        new io.kse.extender.http.AllocationHintRoute(
+            hints,
+            (job, node) -> pods.synced() ? Optional.of(gpuHold.ask(job, node)) : Optional.empty(),
+            cfg.allocationHint().token(),
+            metrics));
   }
 
   /** Runs the start steps in order; a failure stops what had started and is thrown. */

@@ -1,5 +1,6 @@
 package io.kse.extender.http;
 
+import io.kse.extender.lifecycle.GpuHold;
 import io.kse.extender.log.Untrusted;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.slurm.HostList;
@@ -34,14 +35,25 @@ public final class AllocationHintRoute {
   /** The query's keys, exactly: anything else is a broken or forged hook, refused. */
   static final java.util.Set<String> KEYS = java.util.Set.of("job", "event", "nodes");
 
+  /** The keys of a hold's query, exactly. */
+  static final java.util.Set<String> HOLD_KEYS = java.util.Set.of("job", "node");
+
   private final SlurmHookEvents events;
+  private final java.util.function.BiFunction<Long, String, Optional<GpuHold.Verdict>> holds;
   private final Optional<byte[]> token;
   private final ExtenderMetrics metrics;
   private volatile Predicate<String> trusted = ExtenderServer::isLoopback;
 
+  /**
+   * @param holds the hold verdict for a job and Slurm node; empty while it cannot be known
+   */
   public AllocationHintRoute(
-      SlurmHookEvents events, Optional<String> token, ExtenderMetrics metrics) {
+      SlurmHookEvents events,
+      java.util.function.BiFunction<Long, String, Optional<GpuHold.Verdict>> holds,
+      Optional<String> token,
+      ExtenderMetrics metrics) {
     this.events = events;
+    this.holds = holds;
     this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
     this.metrics = metrics;
   }
@@ -51,22 +63,8 @@ public final class AllocationHintRoute {
   }
 
   void hint(RoutingContext ctx) {
-    if (!trusted.test(ExtenderServer.remoteHost(ctx.request()))) {
-      if (token.isEmpty()) {
-        refuse(
-            ctx,
-            403,
-            "Forbidden",
-            "allocation hints are taken from loopback only unless"
-                + " KSE_ALLOCATION_HINT_TOKEN_FILE is set");
-        return;
-      }
-      byte[] given = ExtenderServer.bearerToken(ctx.request()).getBytes(StandardCharsets.UTF_8);
-      if (!MessageDigest.isEqual(given, token.get())) {
-        refuse(
-            ctx, 401, "Unauthorized", "an allocation hint needs the hint token as a bearer token");
-        return;
-      }
+    if (!authorized(ctx)) {
+      return;
     }
     java.util.Map<String, List<String>> query;
     try {
@@ -156,6 +154,72 @@ public final class AllocationHintRoute {
     }
     metrics.allocationHint("accepted");
     ctx.response().setStatusCode(202).end();
+  }
+
+  /** From loopback, or with the hint token; else refused (and false). */
+  private boolean authorized(RoutingContext ctx) {
+    if (trusted.test(ExtenderServer.remoteHost(ctx.request()))) {
+      return true;
+    }
+    if (token.isEmpty()) {
+      refuse(
+          ctx,
+          403,
+          "Forbidden",
+          "Slurm's hooks are taken from loopback only unless KSE_ALLOCATION_HINT_TOKEN_FILE is set");
+      return false;
+    }
+    byte[] given = ExtenderServer.bearerToken(ctx.request()).getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(given, token.get())) {
+      refuse(ctx, 401, "Unauthorized", "Slurm's hooks need the hint token as a bearer token");
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * {@code GET /hooks/slurm-hold?job=N&node=NAME}: Slurm's node Epilog asking whether a pod of
+   * placeholder N still runs on NAME ({@link GpuHold}). 200 with one line, {@code hold …} or {@code
+   * release …}; 503 {@code unknown …} until the pod informer is synced (the Epilog asks again).
+   */
+  void hold(RoutingContext ctx) {
+    if (!authorized(ctx)) {
+      return;
+    }
+    java.util.Map<String, List<String>> query;
+    try {
+      query = query(ctx.request().query());
+    } catch (IllegalArgumentException e) {
+      metrics.gpuHold("invalid");
+      Responses.problem(ctx, 400, "BadRequest", "the query string is not valid percent-encoding");
+      return;
+    }
+    String job = first(query, "job", null);
+    String node = first(query, "node", "");
+    boolean keysOk =
+        query.entrySet().stream()
+            .allMatch(e -> HOLD_KEYS.contains(e.getKey()) && e.getValue().size() == 1);
+    if (!keysOk || !isJobId(job) || !node.matches("[A-Za-z0-9._-]{1,253}")) {
+      metrics.gpuHold("invalid");
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "a hold asks job (1 to "
+              + MAX_JOB_ID
+              + ") and node (a Slurm node name), once each, got '"
+              + Untrusted.text(String.valueOf(ctx.request().query()))
+              + "'");
+      return;
+    }
+    Optional<GpuHold.Verdict> v = holds.apply(Long.parseLong(job), node);
+    ctx.response().putHeader("Content-Type", "text/plain; charset=utf-8");
+    if (v.isEmpty()) {
+      metrics.gpuHold("unknown");
+      ctx.response().setStatusCode(503).end("unknown: the pod informer is not synced yet\n");
+      return;
+    }
+    ctx.response().setStatusCode(200).end(v.get().line() + "\n");
   }
 
   /** The query's keys as sent (Vert.x's own parameters ignore case), each with its values. */

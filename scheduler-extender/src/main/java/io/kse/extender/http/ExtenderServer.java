@@ -201,6 +201,16 @@ public final class ExtenderServer implements AutoCloseable {
                 hints.hint(ctx);
               }
             });
+    r.get("/hooks/slurm-hold")
+        .handler(
+            ctx -> {
+              AllocationHintRoute hooks = allocationHints;
+              if (hooks == null) {
+                ctx.next(); // 404
+              } else {
+                hooks.hold(ctx);
+              }
+            });
     errors(r);
     return r;
   }

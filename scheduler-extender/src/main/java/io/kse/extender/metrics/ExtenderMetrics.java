@@ -163,6 +163,29 @@ public final class ExtenderMetrics {
     count("kse.allocation.hints", "Allocation hints from Slurm, by result", "result", result);
   }
 
+  /** A node Epilog asked whether to hold a placeholder's node: {@code hold} or {@code release}. */
+  public void gpuHold(String answer) {
+    count(
+        "kse.gpu.hold.answers",
+        "Answers to Slurm's node Epilog: hold a placeholder's node while its pod runs, or release",
+        "answer",
+        answer);
+  }
+
+  /**
+   * Counts holds asked for longer than the Epilog's bound (it then let the node go with a pod on
+   * it); registered now, at zero, so that an alert sees its first increase.
+   */
+  public Runnable gpuHoldOverdue() {
+    Counter c =
+        Counter.builder("kse.gpu.hold.overdue")
+            .description(
+                "Placeholder nodes held past the Epilog's bound while a pod still ran there: Slurm"
+                    + " may have handed the GPUs on")
+            .register(registry);
+    return c::increment;
+  }
+
   /** Whether this replica is the writer (1) or a standby (0): {@code kse_writer}. */
   public void writer(java.util.function.BooleanSupplier isWriter) {
     io.micrometer.core.instrument.Gauge.builder("kse.writer", () -> isWriter.getAsBoolean() ? 1 : 0)

@@ -404,8 +404,22 @@ class ExtenderServerTest {
         }
       };
 
+  /** The pods the hold route sees, and whether the informer is synced. */
+  static volatile List<io.fabric8.kubernetes.api.model.Pod> holdPods = List.of();
+
+  static volatile boolean podsSynced = true;
+
+  static final java.util.function.BiFunction<
+          Long, String, Optional<io.kse.extender.lifecycle.GpuHold.Verdict>>
+      holds =
+          (job, node) ->
+              podsSynced
+                  ? Optional.of(io.kse.extender.lifecycle.GpuHold.of(job, node, node, holdPods))
+                  : Optional.empty();
+
   static final AllocationHintRoute hintsWithToken =
-      new AllocationHintRoute(recorded, Optional.of("hint-token"), new ExtenderMetrics(registry));
+      new AllocationHintRoute(
+          recorded, holds, Optional.of("hint-token"), new ExtenderMetrics(registry));
 
   static HttpResponse<String> hint(String query, String authorization) throws Exception {
     HttpRequest.Builder b =
@@ -486,6 +500,60 @@ class ExtenderServerTest {
     assertThat(hinted).containsExactly(4294967293L);
   }
 
+  static HttpResponse<String> holdAsk(String query, String authorization) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + ops.actualPort() + "/hooks/slurm-hold" + query));
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Slurm's node Epilog asks whether a pod of the ended placeholder still runs on its node. */
+  @Test
+  void theNodeEpilogIsToldToHoldWhileThePlaceholdersPodRunsThere() throws Exception {
+    io.fabric8.kubernetes.api.model.Pod pod =
+        new io.fabric8.kubernetes.api.model.PodBuilder()
+            .withNewMetadata()
+            .withNamespace("serving")
+            .withName("llm-0")
+            .addToAnnotations(io.kse.extender.k8s.WellKnown.JOB_ANNOTATION, "41")
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName("gpu-node-1")
+            .endSpec()
+            .build();
+    holdPods = List.of(pod);
+    try {
+      HttpResponse<String> held = holdAsk("?job=41&node=gpu-node-1", null);
+      assertThat(held.statusCode()).isEqualTo(200);
+      assertThat(held.body()).startsWith("hold 1 pod(s) of Slurm job 41").contains("serving/llm-0");
+      assertThat(holdAsk("?job=41&node=gpu-node-2", null).body()).startsWith("release ");
+      assertThat(holdAsk("?job=42&node=gpu-node-1", null).body()).startsWith("release ");
+      holdPods = List.of();
+      assertThat(holdAsk("?job=41&node=gpu-node-1", null).body())
+          .isEqualTo("release no pod of Slurm job 41 runs on gpu-node-1\n");
+      podsSynced = false;
+      HttpResponse<String> unknown = holdAsk("?job=41&node=gpu-node-1", null);
+      assertThat(unknown.statusCode()).isEqualTo(503);
+      assertThat(unknown.body()).startsWith("unknown");
+      podsSynced = true;
+      for (String bad :
+          List.of("?job=41", "?node=n", "?job=0&node=n", "?job=41&node=a%20b", "?JOB=41&node=n")) {
+        assertThat(holdAsk(bad, null).statusCode()).as(bad).isEqualTo(400);
+      }
+      hintsWithToken.trust(a -> false);
+      assertThat(holdAsk("?job=41&node=gpu-node-1", null).statusCode()).isEqualTo(401);
+      assertThat(holdAsk("?job=41&node=gpu-node-1", "Bearer hint-token").statusCode())
+          .isEqualTo(200);
+    } finally {
+      holdPods = List.of();
+      podsSynced = true;
+      hintsWithToken.trust(ExtenderServer::isLoopback);
+    }
+  }
+
   @Test
   void aCallerWhoseAddressIsUnknownIsNotLoopback() {
     // InetAddress reads "" as localhost: an unknown caller must not pass as the pod itself
@@ -506,7 +574,7 @@ class ExtenderServerTest {
       assertThat(hinted).containsExactly(7L);
       // without a token configured, only loopback may hint
       AllocationHintRoute noToken =
-          new AllocationHintRoute(recorded, Optional.empty(), new ExtenderMetrics(registry));
+          new AllocationHintRoute(recorded, holds, Optional.empty(), new ExtenderMetrics(registry));
       noToken.trust(a -> false);
       server0.allocationHints(noToken);
       HttpResponse<String> refused = hint("?job=8", "Bearer hint-token");
