@@ -18,6 +18,7 @@ import java.util.Optional;
  *     gpu:h100:4(IDX:0-3)} ({@code gres_detail}, every supported REST version)
  * @param user the Slurm user who submitted it ({@code user_name}, every supported REST version): a
  *     comment anyone can copy says whom a job claims to stand for, its user who submitted it
+ * @param timeLimit the job's time limit; empty when unlimited or not reported
  */
 public record SlurmJob(
     long id,
@@ -39,7 +40,8 @@ public record SlurmJob(
     Instant lastChange,
     Optional<Instant> preemptTime,
     List<String> gresDetail,
-    String user) {
+    String user,
+    Optional<java.time.Duration> timeLimit) {
 
   public SlurmJob {
     nodes = List.copyOf(nodes);
@@ -86,7 +88,8 @@ public record SlurmJob(
         lastChange,
         Optional.empty(),
         List.of(),
-        "");
+        "",
+        Optional.empty());
   }
 
   /**
@@ -131,7 +134,8 @@ public record SlurmJob(
         lastChange,
         Optional.empty(),
         gresDetail,
-        user);
+        user,
+        timeLimit);
   }
 
   private SlurmJob with(
@@ -156,7 +160,36 @@ public record SlurmJob(
         changed,
         preempt,
         detail,
-        submitter);
+        submitter,
+        timeLimit);
+  }
+
+  /**
+   * How this job's run ended where its state does not say: Slurm 22.05 reports a job still ending
+   * on its nodes as COMPLETING alone ({@code job_state_string}: a flag wins over the base state),
+   * which hides whether it was cancelled, timed out, preempted or lost a node — and with the hold
+   * (kse-node-epilog) a placeholder stays COMPLETING until its pod is gone. Then: a preemption time
+   * says PREEMPTED, a node's failure NODE_FAIL, a run as long as its time limit TIMEOUT, and
+   * otherwise CANCELLED (a placeholder never ends by itself). Any other state is itself.
+   */
+  public JobState endedAs() {
+    if (state != JobState.COMPLETING) {
+      return state;
+    }
+    if (preemptTime.isPresent()) {
+      return JobState.PREEMPTED;
+    }
+    if (stateReason.equals("NodeDown") || stateReason.equals("NodeFail")) {
+      return JobState.NODE_FAIL;
+    }
+    if (timeLimit.isPresent() && startTime.isPresent() && endTime.isPresent()) {
+      java.time.Duration ran = java.time.Duration.between(startTime.get(), endTime.get());
+      // Slurm ends a job at its limit on its next check (every 30 s), never before it
+      if (ran.compareTo(timeLimit.get()) >= 0) {
+        return JobState.TIMEOUT;
+      }
+    }
+    return JobState.CANCELLED;
   }
 
   /**

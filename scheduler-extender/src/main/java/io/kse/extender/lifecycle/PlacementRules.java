@@ -113,8 +113,8 @@ public final class PlacementRules {
                 j ->
                     "Slurm job "
                         + j.id()
-                        + (j.state().isFinal()
-                            ? " ended (" + j.state() + ")"
+                        + (j.state().isFinal() || j.state() == JobState.COMPLETING
+                            ? " ended (" + j.endedAs() + ")"
                             : j.state() == JobState.PENDING
                                 ? " was requeued (" + j.stateReason() + ")"
                                 : " is " + j.state() + " and no longer holds " + m.boundNode()))

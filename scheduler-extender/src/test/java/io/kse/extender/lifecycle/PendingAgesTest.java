@@ -61,6 +61,7 @@ class PendingAgesTest {
         NOW,
         Optional.empty(),
         List.of(),
-        "kse");
+        "kse",
+        Optional.empty());
   }
 }

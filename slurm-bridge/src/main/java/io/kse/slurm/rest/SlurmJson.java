@@ -45,7 +45,8 @@ final class SlurmJson {
           "features",
           "priority",
           "gres_detail",
-          "user_name");
+          "user_name",
+          "time_limit");
 
   /**
    * A job's base state from {@code job_state} (job listings), or {@code state} ({@code jobs/state},
@@ -82,7 +83,8 @@ final class SlurmJson {
         (int) number(j.path("node_count")).orElse(0),
         submit,
         started ? start : Optional.empty(),
-        state.isFinal() ? end : Optional.empty(),
+        // a job ending on its nodes (22.05: COMPLETING) has its end time already
+        state.isFinal() || state == JobState.COMPLETING ? end : Optional.empty(),
         j.path("restart_cnt").asInt(0),
         j.path("tres_per_node").asText(""),
         j.path("features").isArray()
@@ -90,10 +92,11 @@ final class SlurmJson {
             : j.path("features").asText(""),
         number(j.path("priority")).orElse(0),
         last,
-        // set while a preempted job runs on within its grace time; kept after it ends
-        state == JobState.RUNNING ? preempt : Optional.empty(),
+        // set while a preempted job runs on within its grace time, and while it ends on its nodes
+        state == JobState.RUNNING || state == JobState.COMPLETING ? preempt : Optional.empty(),
         started && j.path("gres_detail").isArray() ? strings(j.path("gres_detail")) : List.of(),
-        j.path("user_name").asText(""));
+        j.path("user_name").asText(""),
+        timeLimit(j.path("time_limit")));
   }
 
   /**
@@ -184,6 +187,17 @@ final class SlurmJson {
     return n.canConvertToLong() || n.isTextual() && n.asText().matches("-?\\d+")
         ? OptionalLong.of(n.asLong())
         : OptionalLong.empty();
+  }
+
+  /**
+   * A time limit in minutes ({@code time_limit}: a number on v0.0.38, {set, infinite, number}
+   * after); empty when unlimited (INFINITE, NO_VAL) or unset.
+   */
+  static Optional<java.time.Duration> timeLimit(JsonNode n) {
+    OptionalLong minutes = number(n);
+    return minutes.isPresent() && minutes.getAsLong() > 0 && minutes.getAsLong() < 0xfffffffeL
+        ? Optional.of(java.time.Duration.ofMinutes(minutes.getAsLong()))
+        : Optional.empty();
   }
 
   /** Epoch seconds as an instant; 0 or unset means "never". */

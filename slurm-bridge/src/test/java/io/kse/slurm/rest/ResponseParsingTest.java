@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -284,5 +285,24 @@ class ResponseParsingTest {
     List<SlurmNode> out = new java.util.ArrayList<>();
     body.path("nodes").forEach(n -> out.add(SlurmJson.node(n)));
     return out;
+  }
+
+  /**
+   * Slurm 22.05 says COMPLETING alone while a job ends on its nodes (and, with the hold, until its
+   * pod is gone): the pod is told the end all the same, from what the job says besides.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1090,\"time_limit\":1}',TIMEOUT",
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"time_limit\":1}',CANCELLED",
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"time_limit\":4294967295}',CANCELLED",
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"state_reason\":\"NodeDown\"}',NODE_FAIL",
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"preempt_time\":1010}',PREEMPTED",
+    "'{\"job_state\":[\"TIMEOUT\",\"COMPLETING\"],\"start_time\":1000,\"end_time\":1030,\"time_limit\":{\"set\":true,\"infinite\":false,\"number\":1}}',TIMEOUT",
+    "'{\"job_state\":\"CANCELLED\",\"start_time\":1000,\"end_time\":1090,\"time_limit\":1}',CANCELLED"
+  })
+  void aJobEndingOn2205SaysHowItEnded(String json, JobState ended) throws Exception {
+    SlurmJob j = SlurmJson.job(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json));
+    assertThat(j.endedAs()).isEqualTo(ended);
   }
 }

@@ -522,7 +522,8 @@ public final class FakeSlurmClient implements SlurmClient {
         at.isAfter(j.lastChange()) ? at : j.lastChange(),
         java.util.Optional.of(at),
         j.gresDetail(),
-        j.user());
+        j.user(),
+        j.timeLimit());
   }
 
   public static SlurmUnavailableException outage() {

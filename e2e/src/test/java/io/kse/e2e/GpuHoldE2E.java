@@ -1,0 +1,173 @@
+package io.kse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kse.slurm.JobState;
+import io.kse.slurm.SlurmJob;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * One owner per GPU on every way a placeholder ends, not only preemption (docs/gpu-ownership.md,
+ * "The hold"): a bound pod whose containers take their time to stop (a finalizer keeps it
+ * Terminating, as a model server freeing GPU memory would), a training job pinned to its node as
+ * the witness, and the placeholder ended by an admin's cancel or its time limit. Slurm's node
+ * Epilog (manifests/slurm/kse-node-epilog) keeps the node COMPLETING until the pod is gone: the
+ * training job never starts before. Each run prints the window with the hold and, on another node,
+ * without it (the Epilog told to let go at once: HOLD_MAX_S=0), which is what the hold buys.
+ */
+class GpuHoldE2E extends Scenario {
+  /** How the placeholder ends. */
+  enum End {
+    /** {@code scancel} by an admin (root), not the extender. */
+    CANCEL,
+    /** Its time limit, shortened under it with {@code scontrol update TimeLimit}. */
+    TIME_LIMIT
+  }
+
+  /** How long the pod is kept Terminating before its "containers" stop. */
+  static final Duration POD_STOPS_AFTER = Duration.ofSeconds(6);
+
+  Path epilogConf() {
+    return Path.of(stack.slurmCluster().env("KSE_LAB_DIR"), "etc", "kse-node-epilog.conf");
+  }
+
+  @AfterEach
+  void holdAsConfigured() throws Exception {
+    if (stack.managed()) {
+      Files.deleteIfExists(epilogConf());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(End.class)
+  void aPlaceholderEndedAnyWayHoldsItsNodeUntilItsPodIsGone(End end) throws Exception {
+    assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
+    // an external placeholder (EXTERNAL_JOB) has no slurmd Epilog: Slurm frees its nodes at once
+    // (node_scheduler.c: "is external, no need to wait to complete"); docs/gpu-ownership.md
+    assumeTrue(
+        !"external".equals(System.getenv("KSE_E2E_SHAPE")),
+        "an external placeholder's nodes are freed at once: nothing can hold them");
+    Files.writeString(epilogConf(), "HOLD_MAX_S=0\n"); // first without the hold
+    Window without = run(end, "unheld-" + slug(end));
+    Files.deleteIfExists(epilogConf());
+    Window with = run(end, "held-" + slug(end));
+    System.out.printf(
+        "[e2e] hold %s, pod stopping %d s after its eviction: without the hold the next job ran"
+            + " %d ms before the pod was gone (two owners); with it %d ms after (both seen by 50 ms"
+            + " polls)%n",
+        end, POD_STOPS_AFTER.toSeconds(), without.overlapMs(), -with.overlapMs());
+    assertThat(with.overlapMs())
+        .as("with the hold the next job runs only once the pod is gone")
+        .isLessThanOrEqualTo(0);
+    assertThat(without.overlapMs())
+        .as("without it, Slurm hands the GPUs on while the pod still runs (what the hold prevents)")
+        .isPositive();
+  }
+
+  static String slug(End end) {
+    return end.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
+  /**
+   * @param overlapMs how long both the pod and the next job held the GPUs: pod seen gone minus the
+   *     next job seen running, 50 ms polls; positive is two owners, zero or less is none
+   */
+  record Window(long overlapMs) {}
+
+  Window run(End end, String name) throws Exception {
+    create(inferencePod(name, 8).editMetadata().withFinalizers("e2e.kse.io/hold").endMetadata());
+    Pod bound = awaitBound(name);
+    String node = bound.getSpec().getNodeName();
+    SlurmJob placeholder = placeholderOf(bound);
+    long training = sbatch("training", node);
+    await(name + ": the training job waits for " + node)
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> slurm.job(training).map(j -> j.state() == JobState.PENDING).orElse(false));
+    switch (end) {
+      case CANCEL -> scancel(placeholder.id());
+      case TIME_LIMIT ->
+          stack
+              .slurmCluster()
+              .cli("scontrol", "update", "JobId=" + placeholder.id(), "TimeLimit=1");
+    }
+    // slurmctld checks time limits every 30 s, and a limit is a whole minute
+    await(name + ": placeholder ended, pod evicted")
+        .atMost(Duration.ofSeconds(end == End.TIME_LIMIT ? 150 : 20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> pod(name).getMetadata().getDeletionTimestamp() != null);
+    SlurmJob ended = slurm.job(placeholder.id()).orElseThrow();
+    assertThat(ended.state())
+        .as(name + ": " + describe(ended))
+        .isIn(end == End.CANCEL ? JobState.CANCELLED : JobState.TIMEOUT, JobState.COMPLETING);
+    String named = end == End.CANCEL ? "ended (CANCELLED)" : "ended (TIMEOUT)";
+    await(name + " told why: " + named)
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                events(name).stream()
+                    .anyMatch(
+                        e ->
+                            e.getMessage() != null
+                                && e.getMessage()
+                                    .contains("Slurm job " + placeholder.id() + " " + named)));
+    Instant[] running = {null};
+    Runnable look =
+        () -> {
+          if (running[0] == null && slurm.job(training).map(Scenario::running).orElse(false)) {
+            running[0] = Instant.now();
+          }
+        };
+    Instant stopAt = Instant.now().plus(POD_STOPS_AFTER);
+    while (Instant.now().isBefore(stopAt)) {
+      look.run();
+      GpuOwnershipE2E.sleepMs(50);
+    }
+    kube.pods()
+        .inNamespace(ns)
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+    await(name + " gone")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              look.run();
+              return pod(name) == null;
+            });
+    Instant gone = Instant.now();
+    await(name + ": the training job runs on " + node)
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              look.run();
+              return running[0] != null;
+            });
+    long overlap = Duration.between(running[0], gone).toMillis();
+    System.out.printf(
+        "[e2e] %s on %s: placeholder %d %s (%s as first seen ended), pod gone %s, training %d"
+            + " seen running %s: overlap %d ms%n",
+        name,
+        node,
+        placeholder.id(),
+        slurm.job(placeholder.id()).map(j -> j.state().toString()).orElse("purged"),
+        ended.state(),
+        gone,
+        training,
+        running[0],
+        overlap);
+    scancel(training);
+    return new Window(overlap);
+  }
+}
