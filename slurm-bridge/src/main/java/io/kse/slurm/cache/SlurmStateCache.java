@@ -255,6 +255,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
         listing = jobTable.list(pass, book, now);
       }
       checkOurs(pass, now);
+      readNodesAllocatedAgain(pass);
       pass.elsewhere.addAll(endHints.read(pass.owner(), cadence.maxReadsPerPoll(), now));
       if (nodeTable.due(now)) {
         nodeTable.list(now).ifPresent(n -> pass.nodes = n);
@@ -314,6 +315,29 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
         book.read(id, at);
         pass.missed(id, at);
       }
+    }
+  }
+
+  /**
+   * A placeholder Slurm just started on a node this cache holds as unavailable proves the node is
+   * back (a resume whose trigger was lost, or 22.05, which has no resume trigger): those nodes are
+   * read now, so that our taint, kept from the stale node, never keeps a pod from where Slurm
+   * placed it until the next node table, minutes on.
+   */
+  private void readNodesAllocatedAgain(Pass pass) {
+    java.util.Set<String> stale = new java.util.LinkedHashSet<>();
+    for (JobChange c : pass.changes) {
+      if (c.started()) {
+        for (String n : c.after().orElseThrow().nodes()) {
+          SlurmNode known = pass.nodes.get(n);
+          if (known != null && known.isUnavailable()) {
+            stale.add(n);
+          }
+        }
+      }
+    }
+    if (!stale.isEmpty()) {
+      pass.nodes = nodeTable.read(stale, pass.nodes);
     }
   }
 

@@ -273,4 +273,43 @@ class SlurmStateCacheTest {
     clock.advance(Duration.ofMillis(500));
     c.pollOnce();
   }
+
+  /**
+   * Issue 43: on 22.05 (no resume trigger), or with a trigger lost, a resumed node stayed drained
+   * in the cache until the node table, 5 min on, and our taint kept the pod Slurm placed there off
+   * it. A placeholder started on a node held as unavailable is proof it is back: read it then.
+   */
+  @Test
+  void aPlaceholderStartedOnANodeHeldAsDrainedHasThatNodeReadAgain() {
+    SlurmStateCache slow =
+        new SlurmStateCache(
+            slurm,
+            io.kse.slurm.StateCadence.of(
+                Duration.ofMillis(500),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(5),
+                Duration.ofMinutes(5),
+                100),
+            clock,
+            new SimpleMeterRegistry());
+    slurm.drain("gpu-node-1", "maintenance");
+    long id =
+        slow.tracking(slurm)
+            .submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-a", "a")).build());
+    slow.pollOnce();
+    assertThat(slow.node("gpu-node-1").orElseThrow().isUnavailable()).isTrue();
+    slurm.resume("gpu-node-1"); // its trigger lost: nothing tells the cache
+    slurm.allocate(id, List.of("gpu-node-1"));
+    int reads = slurm.nodeReads();
+    int asks = slurm.nodeListingAsks();
+    pass(slow);
+    assertThat(slow.job(id).orElseThrow().isAllocated()).isTrue();
+    assertThat(slow.node("gpu-node-1").orElseThrow().isUnavailable())
+        .as("read again when Slurm placed our job there")
+        .isFalse();
+    assertThat(slurm.nodeReads()).isEqualTo(reads + 1);
+    assertThat(slurm.nodeListingAsks()).as("not the table").isEqualTo(asks);
+    pass(slow);
+    assertThat(slurm.nodeReads()).as("once").isEqualTo(reads + 1);
+  }
 }
