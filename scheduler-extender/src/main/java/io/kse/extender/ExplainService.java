@@ -8,6 +8,7 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.Placement;
+import io.kse.extender.lifecycle.WhyWaiting;
 import io.kse.policy.Contribution;
 import io.kse.policy.Decision;
 import io.kse.slurm.SlurmJob;
@@ -34,12 +35,16 @@ final class ExplainService {
    * @param decider the reconciler's decision for a pod's placement now ({@code
    *     PlacementReconciler#decide}): what is shown is what a submission would submit
    */
+  private final Function<String, Optional<WhyWaiting>> toldWaiting;
+
   ExplainService(
       Function<PodRef, Placement> placementOf,
       Function<Pod, Decision> decider,
       PodSource pods,
       PlaceholderRegistry registry,
-      SlurmView cache) {
+      SlurmView cache,
+      Function<String, Optional<WhyWaiting>> toldWaiting) {
+    this.toldWaiting = toldWaiting;
     this.pods = pods;
     this.registry = registry;
     this.cache = cache;
@@ -72,6 +77,14 @@ final class ExplainService {
     }
     placement.group().ifPresent(g -> out.set("group", group(placement, g, job)));
     out.put("placeholderState", registry.get(placement.key()).map(Object::toString).orElse("none"));
+    // what the pod's condition says, the same words filter gives (WhyWaiting); the writer knows
+    toldWaiting
+        .apply(uid)
+        .ifPresent(
+            w ->
+                out.putObject("waiting")
+                    .put("reason", w.reason().reason())
+                    .put("message", w.message()));
     job.ifPresent(
         j ->
             out.putObject("slurmJob")

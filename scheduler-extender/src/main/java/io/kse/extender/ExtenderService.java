@@ -211,7 +211,13 @@ public final class ExtenderService implements AutoCloseable {
               metrics.beforeScrape();
               return prometheus.scrape();
             },
-            new ExplainService(reconciler::placementOf, reconciler::decide, pods, registry, cache)
+            new ExplainService(
+                    reconciler::placementOf,
+                    reconciler::decide,
+                    pods,
+                    registry,
+                    cache,
+                    reconciler::toldWaiting)
                 ::explain,
             new KubeCallerCheck(kube, clock),
             h.limits(),

@@ -5,6 +5,7 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlaceholderState;
 import io.kse.extender.lifecycle.Placement;
+import io.kse.extender.lifecycle.WhyWaiting;
 import io.kse.extender.lifecycle.WokenPodHints;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.slurm.JobState;
@@ -61,7 +62,7 @@ public final class FilterService {
     Optional<Placement.Group> group = placement.group();
     if (group.isPresent() && group.get().problem().isPresent()) {
       return none(
-          "kse: group " + group.get().id() + " cannot be placed: " + group.get().problem().get(),
+          WhyWaiting.groupInvalid(group.get().id(), group.get().problem().get()),
           FilterVerdict.Code.GROUP_INVALID);
     }
     if (job.isEmpty()) {
@@ -74,13 +75,8 @@ public final class FilterService {
       return state.isPresent()
           ? withoutJob(pod, state)
           : none(
-              "kse: waiting for the "
-                  + placement.size()
-                  + " members of group "
-                  + group.get().id()
-                  + " ("
-                  + placement.members().size()
-                  + " exist); its Slurm placeholder is submitted once all do",
+              WhyWaiting.groupIncomplete(
+                  group.get().id(), placement.members().size(), placement.size()),
               FilterVerdict.Code.GROUP_INCOMPLETE);
     }
     if (job.isEmpty()) {
@@ -125,9 +121,7 @@ public final class FilterService {
           FilterVerdict.Code.JOB_ENDED);
     }
     if (j.state() == JobState.PENDING) {
-      return none(
-          "kse: waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")",
-          FilterVerdict.Code.PENDING);
+      return none(WhyWaiting.slurmPending(j.id(), j.stateReason()), FilterVerdict.Code.PENDING);
     }
     return none("kse: Slurm job " + j.id() + " is " + j.state(), FilterVerdict.Code.NOT_RUNNING);
   }
@@ -163,18 +157,20 @@ public final class FilterService {
   private FilterVerdict withoutJob(PodRef pod, Optional<PlaceholderState> state) {
     if (state.isPresent() && state.get() instanceof PlaceholderState.Submitted s) {
       // submitted, the cache has not seen it yet
-      return none(
-          "kse: waiting for Slurm job " + s.jobId() + " (submitted)", FilterVerdict.Code.PENDING);
+      return none(WhyWaiting.submitted(s.jobId()), FilterVerdict.Code.PENDING);
     }
     if (state.isPresent() && state.get() instanceof PlaceholderState.SubmitFailed f) {
       requestPlaceholder.accept(pod); // retried once its backoff has passed
-      return none(
-          "kse: the Slurm placeholder could not be submitted: " + f.reason(),
-          FilterVerdict.Code.SUBMIT_FAILED);
+      return none(WhyWaiting.submitFailed(f.reason()), FilterVerdict.Code.SUBMIT_FAILED);
     }
     requestPlaceholder.accept(pod);
     return none(
         "kse: waiting for the Slurm placeholder to be submitted", FilterVerdict.Code.NOT_SUBMITTED);
+  }
+
+  /** Why the pod waits, as its condition says it. */
+  private static FilterVerdict none(WhyWaiting why, FilterVerdict.Code code) {
+    return none(why.filterReason(), code);
   }
 
   private static FilterVerdict none(String reason, FilterVerdict.Code code) {

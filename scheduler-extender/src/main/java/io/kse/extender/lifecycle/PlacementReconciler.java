@@ -303,6 +303,14 @@ public final class PlacementReconciler {
     return n;
   }
 
+  /**
+   * What the pod was last told about why it waits (its condition and Event), on the replica that
+   * told it: the writer.
+   */
+  public Optional<WhyWaiting> toldWaiting(String podUid) {
+    return runner.toldWaiting(podUid);
+  }
+
   /** The new writer converges everything, exactly as after any other missed change. */
   public void takeOver() {
     // the previous writer's placeholders may be unknown here: nothing is done until slurmctld's
@@ -346,13 +354,7 @@ public final class PlacementReconciler {
         .lastError()
         .ifPresent(
             e ->
-                runner.tellWaiting(
-                    podsOf(placement),
-                    WaitReason.SLURM_UNREACHABLE,
-                    "Slurm is unreachable ("
-                        + e.getMessage()
-                        + "); this replica became the writer and submits placeholders once it has"
-                        + " read Slurm's jobs"));
+                runner.tellWaiting(podsOf(placement), WhyWaiting.slurmUnreachable(e.getMessage())));
   }
 
   /** A group refused as it was is decided anew once its members changed. */

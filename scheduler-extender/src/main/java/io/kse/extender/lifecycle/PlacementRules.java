@@ -190,14 +190,13 @@ public final class PlacementRules {
     Optional<String> problem = f.group().flatMap(Placement.Group::problem);
     boolean running = running(f);
     if (problem.isPresent()) {
-      String message =
-          "group " + f.group().get().id() + " cannot be placed as it is: " + problem.get();
+      WhyWaiting why = WhyWaiting.groupInvalid(f.group().get().id(), problem.get());
       List<Step> steps = new ArrayList<>();
       if (live.isPresent() && !running) {
         // a job of a shape that no longer stands would run for nobody
-        steps.add(new Step.Cancel(live.get().id(), message));
+        steps.add(new Step.Cancel(live.get().id(), why.message()));
       }
-      waiting.forEach(m -> steps.add(new Step.Waiting(m.ref(), WaitReason.GROUP_INVALID, message)));
+      steps.addAll(waitingSteps(waiting, why));
       return steps;
     }
     if (live.isPresent()) {
@@ -213,14 +212,7 @@ public final class PlacementRules {
         if (!running) { // nothing of ours runs there: let the nodes go now, and ask again
           return List.of(new Step.Replace(j.id(), "Slurm chose it for preemption"));
         }
-        String message =
-            "Slurm job "
-                + j.id()
-                + " is being preempted; a new placeholder follows once the running members have"
-                + " stopped";
-        return waiting.stream()
-            .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SLURM_PREEMPTING, message))
-            .toList();
+        return waitingSteps(waiting, WhyWaiting.preempting(j.id()));
       }
       if (j.isAllocated()) {
         if (f.unusableNode().isPresent()) {
@@ -230,13 +222,7 @@ public final class PlacementRules {
         for (Member m : waiting) {
           Optional<String> node = m.nodeIn(j);
           if (node.isEmpty() && misfit.isPresent()) {
-            wakes.add(
-                new Step.Waiting(
-                    m.ref(),
-                    WaitReason.SHAPE_CHANGED,
-                    misfit.get()
-                        + "; a placeholder of the new shape follows once the running members have"
-                        + " stopped"));
+            wakes.addAll(waitingSteps(List.of(m), WhyWaiting.shapeChanged(misfit.get())));
           } else if (node.isPresent() && !m.woken() && !occupied(f, m)) {
             wakes.add(new Step.Wake(m.ref(), j.id(), kubeNodeName.apply(node.get())));
           }
@@ -244,10 +230,7 @@ public final class PlacementRules {
         return wakes;
       }
       if (j.state() == JobState.PENDING) {
-        String message = "waiting for Slurm job " + j.id() + " (" + j.stateReason() + ")";
-        return waiting.stream()
-            .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SLURM_PENDING, message))
-            .toList();
+        return waitingSteps(waiting, WhyWaiting.slurmPending(j.id(), j.stateReason()));
       }
       return List.of(); // completing, suspended: the next change decides
     }
@@ -265,24 +248,13 @@ public final class PlacementRules {
               .map(Member::index)
               .distinct()
               .count();
-      String message =
-          "group "
-              + f.group().map(Placement.Group::id).orElse("?")
-              + " has "
-              + present
-              + " of its "
-              + f.size()
-              + " members; its Slurm placeholder is submitted once all exist, and holds no"
-              + " node until then";
-      return waiting.stream()
-          .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.GROUP_INCOMPLETE, message))
-          .toList();
+      return waitingSteps(
+          waiting,
+          WhyWaiting.groupIncomplete(
+              f.group().map(Placement.Group::id).orElse("?"), present, f.size()));
     }
     if (own instanceof PlaceholderState.SubmitFailed failed && !f.retryDue()) {
-      String message = "the Slurm placeholder could not be submitted: " + failed.reason();
-      return waiting.stream()
-          .map(m -> (Step) new Step.Waiting(m.ref(), WaitReason.SUBMIT_FAILED, message))
-          .toList();
+      return waitingSteps(waiting, WhyWaiting.submitFailed(failed.reason()));
     }
     return List.of(
         new Step.Submit(
@@ -295,5 +267,11 @@ public final class PlacementRules {
                             + j.state()
                             + ") before the pod was bound")
                 .orElse("no placeholder yet")));
+  }
+
+  private static List<Step> waitingSteps(List<Member> waiting, WhyWaiting why) {
+    return waiting.stream()
+        .map(m -> (Step) new Step.Waiting(m.ref(), why.reason(), why.message()))
+        .toList();
   }
 }

@@ -66,7 +66,7 @@ final class StepRunner {
   private final Consumer<PodRef> enqueue;
 
   private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
-  private final Map<String, String> waitingSaid = new ConcurrentHashMap<>();
+  private final Map<String, WhyWaiting> waitingSaid = new ConcurrentHashMap<>();
   private final Map<String, Long> podGroupsMarked = new ConcurrentHashMap<>();
 
   /**
@@ -116,12 +116,12 @@ final class StepRunner {
    * Tells every member still waiting for a node why, and does nothing else: for a pass that may not
    * act on Slurm (the writer catching up after a takeover) but whose pods should still hear why.
    */
-  void tellWaiting(Map<String, Optional<Pod>> pods, WaitReason reason, String message) {
+  void tellWaiting(Map<String, Optional<Pod>> pods, WhyWaiting why) {
     for (Optional<Pod> pod : pods.values()) {
       pod.filter(p -> p.getSpec().getNodeName() == null)
           .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
           .map(PodRef::of)
-          .ifPresent(ref -> waiting(ref, new Step.Waiting(ref, reason, message)));
+          .ifPresent(ref -> waiting(ref, new Step.Waiting(ref, why.reason(), why.message())));
     }
   }
 
@@ -281,8 +281,13 @@ final class StepRunner {
             .orElse(false);
   }
 
+  /** What this pod was last told about why it waits, while it still waits. */
+  Optional<WhyWaiting> toldWaiting(String uid) {
+    return Optional.ofNullable(waitingSaid.get(uid));
+  }
+
   private void waiting(PodRef ref, Step.Waiting w) {
-    String said = w.reason().reason() + "|" + w.message();
+    WhyWaiting said = new WhyWaiting(w.reason(), w.message());
     if (said.equals(waitingSaid.put(ref.uid(), said))) {
       return;
     }
