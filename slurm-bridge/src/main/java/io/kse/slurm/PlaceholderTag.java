@@ -68,6 +68,18 @@ public record PlaceholderTag(
     this(namespace, name, uid, Optional.empty(), 1, Optional.empty());
   }
 
+  /**
+   * The placeholder of one placement: of a group of {@code size} members when {@code group} names
+   * one (submitted for its member {@code name}), else of the pod alone. The extender's submissions
+   * and a policy replay's make their tags here.
+   */
+  public static PlaceholderTag of(
+      String namespace, String name, String uid, Optional<String> group, int size) {
+    return group
+        .map(g -> group(namespace, name, uid, g, size))
+        .orElseGet(() -> new PlaceholderTag(namespace, name, uid));
+  }
+
   /** The placeholder of a group of {@code size} members, submitted for member {@code name}. */
   public static PlaceholderTag group(
       String namespace, String name, String uid, String group, int size) {

@@ -52,4 +52,22 @@ public record Policy(
     }
     return Optional.empty();
   }
+
+  /**
+   * Whether a placeholder of tier {@code taker} is charged for the nodes it took from a Slurm job
+   * of this partition and QoS: empty when it is, else why not. A job of a tier {@code taker} may
+   * not preempt lost its nodes some other way (requeued, or preempted by a higher partition's job)
+   * before the placeholder took them; a job of no tier the policy knows is charged. The extender's
+   * attribution and the policy replay both ask this.
+   */
+  public Optional<String> chargeRefused(String taker, String victimPartition, String victimQos) {
+    Optional<Tier> mine = tier(taker);
+    Optional<Tier> victim = tierOfSlurmJob(victimPartition, victimQos);
+    if (mine.isPresent()
+        && victim.isPresent()
+        && !mine.get().mayPreempt().contains(victim.get().name())) {
+      return Optional.of("tier " + taker + " may not preempt tier " + victim.get().name());
+    }
+    return Optional.empty();
+  }
 }

@@ -9,7 +9,9 @@ import io.kse.policy.PreemptionLedger;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.JobChange;
+import io.kse.slurm.preemption.PreemptionTracker;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -83,19 +85,15 @@ final class PreemptionAttribution {
     // or preempted by a higher partition's job) before our placeholder took them: not ours to
     // charge. (A job requeued by hand whose node a placeholder then takes cannot be told from a
     // preemption: Slurm keeps no record of it without slurmdbd; docs/runbook.md.)
-    var taker = p.tier(tier);
-    if (taker.isPresent()
-        && !"unknown".equals(victimTier)
-        && !taker.get().mayPreempt().contains(victimTier)) {
+    Optional<String> refused = p.chargeRefused(tier, victim.partition(), victim.qos());
+    if (refused.isPresent()) {
       LOG.info(
-          "preemption_not_charged slurmJob={} tier={} victimJob={} victimTier={} reason=\"tier {}"
-              + " may not preempt tier {}\"",
+          "preemption_not_charged slurmJob={} tier={} victimJob={} victimTier={} reason=\"{}\"",
           placeholder.id(),
           tier,
           victim.id(),
           victimTier,
-          tier,
-          victimTier);
+          refused.get());
       return false;
     }
     long gpus = (long) victim.gpusPerNode() * victim.nodes().size();

@@ -106,12 +106,12 @@ final class Submitter {
     Decision.Place place = (Decision.Place) d;
     PodRef lead = refs.get(0);
     PlaceholderTag tag =
-        group
-            .map(
-                g ->
-                    PlaceholderTag.group(
-                        lead.namespace(), lead.name(), lead.uid(), g.id(), placement.size()))
-            .orElseGet(() -> new PlaceholderTag(lead.namespace(), lead.name(), lead.uid()))
+        PlaceholderTag.of(
+                lead.namespace(),
+                lead.name(),
+                lead.uid(),
+                group.map(Placement.Group::id),
+                placement.size())
             .inCluster(cluster.get());
     try {
       // slurmrestd 22.05 refuses excluded_nodes: there a cordon must also drain the node in Slurm

@@ -1,7 +1,7 @@
 package io.kse.extender.lifecycle;
 
-import static io.kse.extender.lifecycle.PreemptionTrackerTest.T0;
-import static io.kse.extender.lifecycle.PreemptionTrackerTest.job;
+import static io.kse.slurm.preemption.PreemptionTrackerTest.T0;
+import static io.kse.slurm.preemption.PreemptionTrackerTest.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kse.extender.metrics.ExtenderMetrics;
@@ -167,14 +167,14 @@ class PreemptionAttributionTest {
   void aPairingThePolicyRefusesLeavesThePlaceholderToItsRealVictim() {
     PreemptionAttribution a = attribution(j -> true);
     SlurmJob scavenger =
-        PreemptionTrackerTest.inPartition(
+        io.kse.slurm.preemption.PreemptionTrackerTest.inPartition(
             job(2, false, JobState.RUNNING, "n0", T0, 0), "scavenger");
     a.observe(new JobChange(Optional.empty(), Optional.of(scavenger), T0));
     a.observe(
         new JobChange(
             Optional.of(scavenger),
             Optional.of(
-                PreemptionTrackerTest.inPartition(
+                io.kse.slurm.preemption.PreemptionTrackerTest.inPartition(
                     job(2, false, JobState.PENDING, null, null, 1), "scavenger")),
             T0.plusSeconds(10)));
     preemption(a);

@@ -17,6 +17,7 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.preemption.PreemptionTracker;
 import io.kse.slurm.rest.SlurmHttp;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,16 +38,15 @@ import java.util.function.Consumer;
  * are submitted as external jobs when the trace says, and cancelled once they have run their
  * runtime; each inference arrival goes through the real policy ({@link PlacementPolicy}, its ledger
  * on the trace's clock) and the real placeholder translation ({@link PlaceholderJobs}) and is
- * cancelled when its lifetime ends. Slurm makes every scheduling and preemption decision. A
- * training job Slurm preempts is charged to the tier of the placeholder that took its nodes (as the
- * extender's attribution does) and, if the trace says it requeues, submitted again.
+ * cancelled when its lifetime ends. Slurm makes every scheduling and preemption decision. Which
+ * placeholder took a preempted training job's nodes is worked out by the extender's own {@link
+ * PreemptionTracker}, fed the changes this replay sees, and charged unless the policy says that
+ * tier may not preempt the job's ({@code Policy.chargeRefused}, as the extender asks); if the trace
+ * says the job requeues, it is submitted again.
  */
 public final class ReplayRun {
   /** How often Slurm's state is read, on the wall clock: the replay's time resolution. */
   static final Duration POLL = Duration.ofMillis(100);
-
-  /** How long a preempted job waits to be matched to the placeholder that took its nodes. */
-  static final Duration ATTRIBUTION_WAIT = Duration.ofSeconds(15);
 
   /** Where the GPUs were and how many inference arrivals waited, at one moment of the trace. */
   public record Sample(Duration at, long inferenceGpus, long trainingGpus, int waiting) {}
@@ -118,9 +118,6 @@ public final class ReplayRun {
     }
   }
 
-  /** A preempted job waiting to be matched to the placeholder that took its nodes. */
-  private record Victim(Training training, List<String> nodes, Duration at, Duration ranFor) {}
-
   public Outcome run(Trace trace, String name, PlacementPolicy policy) {
     PreemptionLedger ledger = new PreemptionLedger();
     Instant traceStart = trace.header().start();
@@ -128,12 +125,10 @@ public final class ReplayRun {
     List<Training> training = trace.slurmJobs().stream().map(Training::new).toList();
     Map<String, Integer> refusals = new TreeMap<>();
     List<String> rejected = new ArrayList<>();
-    List<ReplayReport.Preemption> preemptions = new ArrayList<>();
-    List<Victim> victims = new ArrayList<>();
     List<Sample> samples = new ArrayList<>();
     Set<Long> ours = new HashSet<>();
-    int unattributed = 0;
     int reruns = 0;
+    ReplayAttribution attribution = new ReplayAttribution(policy.policy(), ledger, traceStart);
     Duration end =
         arrivals.stream()
             .map(Arrival::deadline)
@@ -153,6 +148,7 @@ public final class ReplayRun {
         Training t = training.get(nextTraining++);
         t.job = submitTraining(t.spec);
         ours.add(t.job);
+        attribution.training(t.job, t.spec);
       }
       while (nextArrival < arrivals.size()
           && arrivals.get(nextArrival).spec.at().compareTo(now) <= 0) {
@@ -160,11 +156,14 @@ public final class ReplayRun {
         place(a, policy, ledger, traceStart.plus(now), refusals, rejected);
         if (a.job > 0) {
           ours.add(a.job);
+          attribution.placeholder(a.job, a.tier);
         }
       }
       Map<Long, SlurmJob> jobs = new LinkedHashMap<>();
+      Instant wallNow = Instant.now();
       for (SlurmJob j : slurm.allJobs(j -> ours.contains(j.id()))) {
         jobs.put(j.id(), j);
+        attribution.observe(j, wallNow, now);
       }
       for (Arrival a : arrivals) {
         if (a.done || a.job == 0) {
@@ -201,44 +200,15 @@ public final class ReplayRun {
           cancelTraining(t.job);
           t.done = true;
         } else if (j.state().isFinal()) {
-          Duration ran = t.startedAt == null ? Duration.ZERO : now.minus(t.startedAt);
-          if (j.state() == JobState.PREEMPTED) {
-            victims.add(new Victim(t, t.nodes, now, ran));
-          }
           if (j.state() == JobState.PREEMPTED && t.spec.requeue()) {
             t.job = submitTraining(t.spec);
             ours.add(t.job);
+            attribution.training(t.job, t.spec);
             t.startedAt = null;
             reruns++;
           } else {
             t.done = true;
           }
-        }
-      }
-      for (var it = victims.iterator(); it.hasNext(); ) {
-        Victim v = it.next();
-        Optional<Arrival> taker =
-            arrivals.stream()
-                .filter(a -> a.allocatedAt != null && a.allocatedAt.compareTo(v.at) >= 0)
-                .filter(a -> a.nodes.stream().anyMatch(v.nodes::contains))
-                .findFirst();
-        if (taker.isPresent()) {
-          long gpus = (long) v.training.spec.gpusPerNode() * v.nodes.size();
-          ledger.record(taker.get().tier, gpus, v.nodes.size(), traceStart.plus(now));
-          preemptions.add(
-              new ReplayReport.Preemption(
-                  v.training.spec.id(), v.training.spec.partition(), gpus, v.ranFor));
-          it.remove();
-        } else if (now.minus(v.at).compareTo(scale.trace(ATTRIBUTION_WAIT)) > 0) {
-          // preempted for a job we cannot name (another user's higher partition): still lost work
-          preemptions.add(
-              new ReplayReport.Preemption(
-                  v.training.spec.id(),
-                  v.training.spec.partition(),
-                  (long) v.training.spec.gpusPerNode() * v.nodes.size(),
-                  v.ranFor));
-          unattributed++;
-          it.remove();
         }
       }
       if (now.minus(lastSample).compareTo(sampleEvery) >= 0) {
@@ -252,6 +222,8 @@ public final class ReplayRun {
         cancelTraining(t.job);
       }
     }
+    // the victims still waiting for a placeholder when the trace ended: lost work all the same
+    attribution.finish();
     log.accept(
         "[replay] "
             + name
@@ -260,7 +232,7 @@ public final class ReplayRun {
             + " arrivals, "
             + training.size()
             + " training jobs, "
-            + preemptions.size()
+            + attribution.preemptions().size()
             + " preemptions in "
             + Duration.ofNanos(System.nanoTime() - wall0).toSeconds()
             + " s");
@@ -270,7 +242,15 @@ public final class ReplayRun {
         out.add(new ReplayReport.Arrival(a.spec.id(), a.tier, a.waited));
       }
     }
-    return new Outcome(name, out, preemptions, refusals, samples, rejected, unattributed, reruns);
+    return new Outcome(
+        name,
+        out,
+        attribution.preemptions(),
+        refusals,
+        samples,
+        rejected,
+        attribution.unattributed(),
+        reruns);
   }
 
   private Sample sample(
@@ -342,11 +322,14 @@ public final class ReplayRun {
     }
     PlaceholderTag tag;
     try {
+      // an arrival of several nodes is a group, as a LeaderWorkerSet's pods are
       tag =
-          in.nodes() == 1
-              ? new PlaceholderTag(in.namespace(), podName, members.get(0).uid())
-              : PlaceholderTag.group(
-                  in.namespace(), podName, members.get(0).uid(), podName, in.nodes());
+          PlaceholderTag.of(
+              in.namespace(),
+              podName,
+              members.get(0).uid(),
+              in.nodes() == 1 ? Optional.empty() : Optional.of(podName),
+              in.nodes());
     } catch (IllegalArgumentException e) {
       rejected.add(in.id() + ": " + e.getMessage());
       return;

@@ -1,4 +1,4 @@
-package io.kse.extender.lifecycle;
+package io.kse.slurm.preemption;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,13 +12,13 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class PreemptionTrackerTest {
-  static final Instant T0 = Instant.parse("2026-11-22T06:00:00Z");
+public class PreemptionTrackerTest {
+  public static final Instant T0 = Instant.parse("2026-11-22T06:00:00Z");
   final List<String> pairs = new ArrayList<>();
   final PreemptionTracker tracker =
       new PreemptionTracker((p, v) -> pairs.add(p.id() + "<-" + v.id()));
 
-  static SlurmJob job(
+  public static SlurmJob job(
       long id, boolean placeholder, JobState state, String node, Instant start, int restarts) {
     return new SlurmJob(
         id,
@@ -160,11 +160,11 @@ class PreemptionTrackerTest {
     assertThat(pairs).containsExactly("9<-1", "9<-2");
   }
 
-  static SlurmJob inPartition(SlurmJob j, String partition) {
+  public static SlurmJob inPartition(SlurmJob j, String partition) {
     return copy(j, partition, j.nodes(), j.tresPerNode());
   }
 
-  static SlurmJob withGpus(SlurmJob j, int gpus) {
+  public static SlurmJob withGpus(SlurmJob j, int gpus) {
     return copy(j, j.partition(), j.nodes(), "gres:gpu:h100:" + gpus);
   }
 
@@ -190,7 +190,7 @@ class PreemptionTrackerTest {
   }
 
   /** As Slurm shows a requeued job: a new submit time, the moment its run was taken. */
-  static SlurmJob requeuedAt(SlurmJob j, Instant at) {
+  public static SlurmJob requeuedAt(SlurmJob j, Instant at) {
     return new SlurmJob(
         j.id(),
         j.name(),

@@ -1,4 +1,4 @@
-package io.kse.extender.lifecycle;
+package io.kse.slurm.preemption;
 
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
@@ -14,16 +14,19 @@ import java.util.function.BiPredicate;
 
 /**
  * Slurm preempts on its own; this works out afterwards which placeholder took which job's nodes, so
- * the pod can be told, the budget charged and the preemption counted. A non-placeholder job that
- * lost its allocation is paired with the first placeholder that started on one of its nodes within
- * {@link #WINDOW} (in either order: they usually show up in the same poll), and consumed: a victim
- * is charged once, to one placeholder, however many start on its nodes afterwards.
+ * the pod can be told, the budget charged and the preemption counted — in the extender, and the
+ * same way in a policy replay (kse-policy replay), so that a replay pairs what production would. A
+ * non-placeholder job that lost its allocation is paired with the first placeholder that started on
+ * one of its nodes within {@link #WINDOW} (in either order: they usually show up in the same poll),
+ * and consumed: a victim is charged once, to one placeholder, however many start on its nodes
+ * afterwards.
  */
 public final class PreemptionTracker {
   /** Jobs not ours, as last seen running (bounded by what runs on the cluster). */
   private final java.util.Map<Long, SlurmJob> lastRun = new java.util.HashMap<>();
 
-  static final Duration WINDOW = Duration.ofSeconds(60);
+  /** How long a victim and a placeholder start wait for each other (either comes first). */
+  public static final Duration WINDOW = Duration.ofSeconds(60);
 
   private record Seen(SlurmJob job, Instant at) {}
 
@@ -44,13 +47,37 @@ public final class PreemptionTracker {
    */
   public PreemptionTracker(
       BiPredicate<SlurmJob, SlurmJob> onPreemption, java.util.function.Predicate<SlurmJob> ours) {
+    this(onPreemption, ours, j -> {});
+  }
+
+  /**
+   * @param unpaired told of a victim no placeholder was paired with within {@link #WINDOW}
+   */
+  public PreemptionTracker(
+      BiPredicate<SlurmJob, SlurmJob> onPreemption,
+      java.util.function.Predicate<SlurmJob> ours,
+      java.util.function.Consumer<SlurmJob> unpaired) {
     this.onPreemption = onPreemption;
     this.ours = ours;
+    this.unpaired = unpaired;
   }
+
+  private final java.util.function.Consumer<SlurmJob> unpaired;
 
   /** A tracker that takes every job with our tag for a placeholder (tests). */
   public PreemptionTracker(BiPredicate<SlurmJob, SlurmJob> onPreemption) {
     this(onPreemption, j -> j.placeholder().isPresent());
+  }
+
+  /**
+   * The victims seen losing their run that no placeholder was paired with yet, taken out: at the
+   * end of a policy replay, the preemptions it cannot attribute (a job of another user's higher
+   * partition took the nodes, or its pairing was refused).
+   */
+  public synchronized List<SlurmJob> takeUnpaired() {
+    List<SlurmJob> out = victims.stream().map(Seen::job).toList();
+    victims.clear();
+    return out;
   }
 
   /** Feeds one job change (the cache's poller thread). */
@@ -195,7 +222,7 @@ public final class PreemptionTracker {
   private void expire(Instant now) {
     Instant cutoff = now.minus(WINDOW);
     while (!victims.isEmpty() && victims.peekFirst().at().isBefore(cutoff)) {
-      victims.pollFirst();
+      unpaired.accept(victims.pollFirst().job());
     }
     while (!starts.isEmpty() && starts.peekFirst().at().isBefore(cutoff)) {
       starts.pollFirst();
