@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # testing/lib/procs.sh — process helpers shared by the local test stacks (sourced, not run).
 # Every daemon is tracked by a PID file so `stop` removes exactly what `start` created.
 alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
