@@ -1,20 +1,16 @@
 package io.kse.slurm.cache;
 
-import io.kse.slurm.ApiVersion;
-import io.kse.slurm.JobState;
 import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
-import io.kse.slurm.SlurmRejectedException;
 import io.kse.slurm.StateCadence;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +30,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link JobTable}: slurmctld's whole job table, at start, takeover and as the safety net;
  *   <li>{@link NodeTable}: the node table and the nodes triggers name;
  *   <li>{@link EndHints}: other users' ended jobs our placeholders may have preempted;
+ *   <li>{@link PassReads}: the calls a pass makes for our jobs;
  *   <li>{@link Pass}, {@link PlaceholderIndex}: what a pass learned, and the kept job per key;
  *   <li>{@link Poller}, {@link CacheMeters}, {@link CacheListeners}: the thread, meters, listeners.
  * </ul>
@@ -46,7 +43,6 @@ import org.slf4j.LoggerFactory;
 public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SlurmStateCache.class);
 
-  private final SlurmClient client;
   private final StateCadence cadence;
   private final Clock clock;
   private final OurJobs book = new OurJobs();
@@ -56,6 +52,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   private final CacheMeters meters;
   private final Poller poller = new Poller(this::pollQuietly);
   private final CacheListeners listeners = new CacheListeners();
+  private final PassReads reads;
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant lastSuccess = Instant.EPOCH;
@@ -64,12 +61,12 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
 
   public SlurmStateCache(
       SlurmClient client, StateCadence cadence, Clock clock, MeterRegistry registry) {
-    this.client = client;
     this.cadence = cadence;
     this.clock = clock;
     this.jobTable = new JobTable(client, cadence.safetyNet(), clock);
     this.nodeTable = new NodeTable(client, cadence.nodes());
     this.endHints = new EndHints(client, clock);
+    this.reads = new PassReads(client, cadence, clock, book, nodeTable);
     this.meters =
         new CacheMeters(registry, this::age, () -> snapshot.jobs().size(), jobTable::impostors);
   }
@@ -254,8 +251,8 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
         waiting = jobTable.waiting();
         listing = jobTable.list(pass, book, now);
       }
-      checkOurs(pass, now);
-      readNodesAllocatedAgain(pass);
+      reads.checkOurs(pass, now);
+      reads.nodesStartedOn(pass);
       pass.elsewhere.addAll(endHints.read(pass.owner(), cadence.maxReadsPerPoll(), now));
       if (nodeTable.due(now)) {
         nodeTable.list(now).ifPresent(n -> pass.nodes = n);
@@ -287,60 +284,6 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
     }
   }
 
-  private void checkOurs(Pass pass, Instant now) {
-    boolean batch = client.apiVersion() != ApiVersion.V0038;
-    PassPlan plan = PassPlan.of(pass.jobs.values(), book, batch, cadence, now);
-    List<Long> changed = new ArrayList<>();
-    if (!plan.stateChecks().isEmpty()) {
-      Map<Long, JobState> got = client.jobStates(plan.stateChecks());
-      Instant at = clock.instant();
-      for (long id : plan.stateChecks()) {
-        book.stateChecked(id, at);
-        JobState s = got.get(id);
-        SlurmJob cached = pass.jobs.get(id);
-        if (s == null) {
-          pass.missed(id, at);
-        } else if (cached != null && s != cached.state()) {
-          changed.add(id); // read it in full this pass
-        }
-      }
-    }
-    for (long id : plan.reads(changed)) {
-      long seq = book.beginRead();
-      Optional<SlurmJob> j = readJob(id);
-      Instant at = clock.instant();
-      if (j.isPresent()) {
-        pass.observedJob(j.get(), at, seq);
-      } else {
-        book.read(id, at);
-        pass.missed(id, at);
-      }
-    }
-  }
-
-  /**
-   * A placeholder Slurm just started on a node this cache holds as unavailable proves the node is
-   * back (a resume whose trigger was lost, or 22.05, which has no resume trigger): those nodes are
-   * read now, so that our taint, kept from the stale node, never keeps a pod from where Slurm
-   * placed it until the next node table, minutes on.
-   */
-  private void readNodesAllocatedAgain(Pass pass) {
-    java.util.Set<String> stale = new java.util.LinkedHashSet<>();
-    for (JobChange c : pass.changes) {
-      if (c.started()) {
-        for (String n : c.after().orElseThrow().nodes()) {
-          SlurmNode known = pass.nodes.get(n);
-          if (known != null && known.isUnavailable()) {
-            stale.add(n);
-          }
-        }
-      }
-    }
-    if (!stale.isEmpty()) {
-      pass.nodes = nodeTable.read(stale, pass.nodes);
-    }
-  }
-
   /**
    * Reads one job now, outside the pass (a hint named it), and publishes what Slurm says of it. The
    * call holds no lock: a slow or failing slurmrestd answer for one name never delays a pass, and
@@ -354,7 +297,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       return;
     }
     long seq = book.beginRead();
-    Optional<SlurmJob> now = readJob(jobId);
+    Optional<SlurmJob> now = reads.job(jobId);
     if (now.isEmpty()) {
       return;
     }
@@ -363,16 +306,6 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       pass.observedJob(now.get(), clock.instant(), seq);
       pass.keepAsOf = true; // the rest of the snapshot is as old as before
       publish(pass);
-    }
-  }
-
-  /** A job Slurm refuses to read (a name it cannot parse) is one it does not have. */
-  private Optional<SlurmJob> readJob(long id) {
-    try {
-      return client.job(id);
-    } catch (SlurmRejectedException e) {
-      LOG.debug("job_read_refused slurmJob={} error={}", id, e.getMessage());
-      return Optional.empty();
     }
   }
 
