@@ -42,9 +42,12 @@ final class SoakChecker {
     WHOLE_NODE_NOT_SHARED(Duration.ofSeconds(30)),
     /**
      * A GPU in a ResourceClaim we allocated is one Slurm gave the pod's placeholder, and no other
-     * running job holds it. The bound of the pod's own job: the claim is the pod's while it runs.
+     * running job holds it. 2 s: however the placeholder ended, its node stays COMPLETING until the
+     * pod is gone (the hold, kse-node-epilog), so no other job runs there meanwhile; the checker's
+     * own reads are seconds apart. An external placeholder has no Epilog to hold with: there the
+     * bound of an eviction, 30 s ({@link #HOLDLESS_GPU_BOUND}).
      */
-    GPU_HAS_ONE_OWNER(Duration.ofSeconds(30)),
+    GPU_HAS_ONE_OWNER(Duration.ofSeconds(2)),
     /** Two members of one group never on one node. */
     GROUP_MEMBERS_APART(Duration.ofSeconds(5)),
     /** No live placeholder whose pods are all gone (an orphan). */
@@ -109,9 +112,28 @@ final class SoakChecker {
   private int preemptionsElsewhere;
   private int preemptionsUnseen;
 
+  /** GPU_HAS_ONE_OWNER's bound where nothing holds a placeholder's node once it ends. */
+  static final Duration HOLDLESS_GPU_BOUND = Duration.ofSeconds(30);
+
+  private final boolean nodesHeld;
+
   SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
+    this(namespaces, recentActions, true);
+  }
+
+  /**
+   * @param nodesHeld Slurm's node Epilog holds an ended placeholder's node until its pod is gone
+   *     (batch placeholders); false with external placeholders, which run no Epilog
+   */
+  SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions, boolean nodesHeld) {
     this.namespaces = namespaces;
     this.recentActions = recentActions;
+    this.nodesHeld = nodesHeld;
+  }
+
+  /** How long a finding of this invariant may stand. */
+  Duration bound(Invariant inv) {
+    return inv == Invariant.GPU_HAS_ONE_OWNER && !nodesHeld ? HOLDLESS_GPU_BOUND : inv.bound;
   }
 
   /** The schedule began something the extender cannot see through (an outage it caused). */
@@ -163,7 +185,7 @@ final class SoakChecker {
       openFindings.put(f.id(), f);
       Instant from = first.isAfter(quietSince) ? first : quietSince;
       if (disruptions == 0
-          && Duration.between(from, now).compareTo(f.invariant().bound) > 0
+          && Duration.between(from, now).compareTo(bound(f.invariant())) > 0
           && reported.add(f.id())) {
         violations.add(new Violation(f, first, now, recentActions.get()));
       }

@@ -107,6 +107,10 @@ final class SoakSchedule {
     kinds.add(new Kind("job-requeue", 1, r -> onJob(r, "requeue")));
     kinds.add(new Kind("job-hold-release", 1, r -> onJob(r, "hold")));
     kinds.add(new Kind("job-time-limit", 1, r -> onJob(r, "timelimit")));
+    // a placeholder ended from outside, not by preemption: the hold keeps its node until its pod
+    // is gone (GPU_HAS_ONE_OWNER)
+    kinds.add(new Kind("placeholder-cancel", 1, r -> onPlaceholder(r, "scancel")));
+    kinds.add(new Kind("placeholder-time-limit", 1, r -> onPlaceholder(r, "timelimit")));
     kinds.add(new Kind("node-drain", 1, r -> nodeState(r, "drain")));
     kinds.add(new Kind("node-down", 1, r -> nodeState(r, "down")));
     kinds.add(new Kind("node-cordon", 1, this::cordon));
@@ -279,6 +283,24 @@ final class SoakSchedule {
       default -> tryCli("scontrol", "update", "jobid=" + id, "timelimit=1");
     }
     note(what + " job " + id);
+  }
+
+  /** An admin's cancel, or a time limit cut short, of a running placeholder of ours. */
+  private void onPlaceholder(Random r, String what) {
+    List<SlurmTruth.Job> running =
+        SlurmTruth.read(slurm).orElse(List.of()).stream()
+            .filter(j -> j.tag().isPresent() && j.running())
+            .toList();
+    if (running.isEmpty()) {
+      return;
+    }
+    String id = Long.toString(running.get(r.nextInt(running.size())).id());
+    if (what.equals("scancel")) {
+      tryCli("scancel", id);
+    } else {
+      tryCli("scontrol", "update", "jobid=" + id, "timelimit=1");
+    }
+    note("placeholder " + what + " " + id);
   }
 
   private void nodeState(Random r, String state) {

@@ -114,14 +114,7 @@ class FilterServiceTest {
   void aPodNamingAJobThatIsNotOursIsRetriedOnlyUntilTheJobIsRead() {
     cache.pollOnce();
     long foreign = slurm.addForeignJob("training", JobState.RUNNING, List.of("gpu-node-1"));
-    FilterService asked =
-        new FilterService(
-            cache,
-            registry,
-            names,
-            requested::add,
-            io.kse.extender.lifecycle.Placement::of,
-            cache::allocationHinted);
+    FilterService asked = service;
     assertThat(asked.filter(wokenFor(foreign, "gpu-node-1")).code())
         .isEqualTo(FilterVerdict.Code.JOB_NOT_READ_YET);
 

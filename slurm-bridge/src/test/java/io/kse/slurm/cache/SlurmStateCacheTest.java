@@ -215,17 +215,7 @@ class SlurmStateCacheTest {
    */
   @Test
   void aNodeHintReadsTheNodesItNamesAndOtherwiseTheTableComesNextPass() {
-    SlurmStateCache slow =
-        new SlurmStateCache(
-            slurm,
-            io.kse.slurm.StateCadence.of(
-                Duration.ofMillis(500),
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(5),
-                Duration.ofMinutes(5),
-                100),
-            clock,
-            new SimpleMeterRegistry());
+    SlurmStateCache slow = withTheNodeTableMinutesApart();
     List<String> seen = new ArrayList<>();
     slow.addNodeListener(
         (before, after) ->
@@ -269,6 +259,20 @@ class SlurmStateCacheTest {
     assertThat(slurm.nodeListingAsks()).as("then minutes apart again").isEqualTo(asks + 3);
   }
 
+  /** The production cadence where Slurm's node triggers are set: the node table every 5 min. */
+  private SlurmStateCache withTheNodeTableMinutesApart() {
+    return new SlurmStateCache(
+        slurm,
+        io.kse.slurm.StateCadence.of(
+            Duration.ofMillis(500),
+            Duration.ofSeconds(10),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(5),
+            100),
+        clock,
+        new SimpleMeterRegistry());
+  }
+
   private void pass(SlurmStateCache c) {
     clock.advance(Duration.ofMillis(500));
     c.pollOnce();
@@ -281,17 +285,7 @@ class SlurmStateCacheTest {
    */
   @Test
   void aPlaceholderStartedOnANodeHeldAsDrainedHasThatNodeReadAgain() {
-    SlurmStateCache slow =
-        new SlurmStateCache(
-            slurm,
-            io.kse.slurm.StateCadence.of(
-                Duration.ofMillis(500),
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(5),
-                Duration.ofMinutes(5),
-                100),
-            clock,
-            new SimpleMeterRegistry());
+    SlurmStateCache slow = withTheNodeTableMinutesApart();
     slurm.drain("gpu-node-1", "maintenance");
     long id =
         slow.tracking(slurm)
