@@ -187,7 +187,7 @@ public record ExtenderConfig(
   static final Setting<JobSubmission.Shape> SHAPE =
       Setting.choice(
           "KSE_PLACEHOLDER_SHAPE",
-          "batch (every Slurm) or external (slurmrestd v0.0.44)",
+          "batch (every Slurm) or external (slurmrestd v0.0.44+: Slurm 25.11 and later)",
           JobSubmission.Shape.BATCH,
           JobSubmission.Shape.class);
   static final Setting<Integer> WORKERS =

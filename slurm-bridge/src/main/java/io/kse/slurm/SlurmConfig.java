@@ -51,7 +51,7 @@ public record SlurmConfig(
   static final Setting<Optional<ApiVersion>> API_VERSION =
       new Setting<>(
           "KSE_SLURM_API_VERSION",
-          "pin v0.0.38 or v0.0.41..v0.0.44",
+          "pin v0.0.38 or v0.0.41..v0.0.45",
           "discover",
           s -> s.optional("KSE_SLURM_API_VERSION", ApiVersion::parse));
   static final Setting<Duration> CONNECT_TIMEOUT =
