@@ -229,9 +229,29 @@ abstract class Scenario {
     return slurm.jobsChangedSince(Instant.EPOCH).jobs();
   }
 
+  /**
+   * The extender's Slurm user's jobs (our placeholders), as slurmrestd shows them now: their ids
+   * from {@code squeue -u}, which slurmctld answers from that user's jobs alone however many others
+   * are queued (the scale rig queues 5,000), each then read alone. A helper must cost what the
+   * extender costs: the whole listing timed out there. Without the local Slurm CLI, the listing.
+   */
+  List<SlurmJob> placeholders() {
+    if (!stack.managed()) {
+      return jobs();
+    }
+    LocalSlurmCluster c = stack.slurmCluster();
+    String ids = c.cli("squeue", "-h", "-t", "all", "-u", c.env("KSE_LAB_JWT_USER"), "-o", "%i");
+    return ids.lines()
+        .map(String::trim)
+        .filter(l -> l.matches("[0-9]+"))
+        .map(l -> slurm.job(Long.parseLong(l)))
+        .flatMap(Optional::stream)
+        .toList();
+  }
+
   /** The placeholder of the pod with this UID, as slurmrestd shows it now. */
   Optional<SlurmJob> placeholderOf(String podUid) {
-    return jobs().stream()
+    return placeholders().stream()
         .filter(j -> j.placeholder().map(PlaceholderTag::uid).filter(podUid::equals).isPresent())
         .reduce((a, b) -> a.id() > b.id() ? a : b);
   }
@@ -244,7 +264,7 @@ abstract class Scenario {
 
   /** Placeholders of pods in {@code namespace} that are not over yet. */
   List<SlurmJob> activePlaceholders(String namespace) {
-    return jobs().stream()
+    return placeholders().stream()
         .filter(
             j ->
                 j.placeholder()
