@@ -21,18 +21,27 @@ import org.junit.jupiter.params.provider.EnumSource;
  * One owner per GPU on every way a placeholder ends, not only preemption (docs/gpu-ownership.md,
  * "The hold"): a bound pod whose containers take their time to stop (a finalizer keeps it
  * Terminating, as a model server freeing GPU memory would), a training job pinned to its node as
- * the witness, and the placeholder ended by an admin's cancel or its time limit. Slurm's node
- * Epilog (manifests/slurm/kse-node-epilog) keeps the node COMPLETING until the pod is gone: the
- * training job never starts before. Each run prints the window with the hold and, on another node,
- * without it (the Epilog told to let go at once: HOLD_MAX_S=0), which is what the hold buys.
+ * the witness, and the placeholder ended by an admin's cancel, its time limit or an admin's
+ * requeue. Slurm's node Epilog (manifests/slurm/kse-node-epilog) keeps the node COMPLETING until
+ * the pod is gone: the training job never starts before. Each run prints the window with the hold
+ * and, on another node, without it (the Epilog told to let go at once: HOLD_MAX_S=0), which is what
+ * the hold buys.
  */
 class GpuHoldE2E extends Scenario {
-  /** How the placeholder ends. */
+  /** How the placeholder ends, and what its pod is told. */
   enum End {
     /** {@code scancel} by an admin (root), not the extender. */
-    CANCEL,
+    CANCEL("ended (CANCELLED)"),
     /** Its time limit, shortened under it with {@code scontrol update TimeLimit}. */
-    TIME_LIMIT
+    TIME_LIMIT("ended (TIMEOUT)"),
+    /** {@code scontrol requeue} by an admin: the run ends, the job waits again. */
+    REQUEUE("was requeued");
+
+    final String told;
+
+    End(String told) {
+      this.told = told;
+    }
   }
 
   /** How long the pod is kept Terminating before its "containers" stop. */
@@ -100,6 +109,8 @@ class GpuHoldE2E extends Scenario {
           stack
               .slurmCluster()
               .cli("scontrol", "update", "JobId=" + placeholder.id(), "TimeLimit=1");
+      case REQUEUE ->
+          stack.slurmCluster().cli("scontrol", "requeue", Long.toString(placeholder.id()));
     }
     // slurmctld checks time limits every 30 s, and a limit is a whole minute
     await(name + ": placeholder ended, pod evicted")
@@ -109,8 +120,14 @@ class GpuHoldE2E extends Scenario {
     SlurmJob ended = slurm.job(placeholder.id()).orElseThrow();
     assertThat(ended.state())
         .as(name + ": " + describe(ended))
-        .isIn(end == End.CANCEL ? JobState.CANCELLED : JobState.TIMEOUT, JobState.COMPLETING);
-    String named = end == End.CANCEL ? "ended (CANCELLED)" : "ended (TIMEOUT)";
+        .isIn(
+            end == End.CANCEL
+                ? JobState.CANCELLED
+                : end == End.TIME_LIMIT ? JobState.TIMEOUT : JobState.PENDING,
+            JobState.COMPLETING,
+            // a requeued placeholder whose pod is evicted is cancelled (it must not come back)
+            end == End.REQUEUE ? JobState.CANCELLED : JobState.COMPLETING);
+    String named = end.told;
     await(name + " told why: " + named)
         .atMost(Duration.ofSeconds(10))
         .until(
