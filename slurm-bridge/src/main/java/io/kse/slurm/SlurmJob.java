@@ -169,8 +169,9 @@ public record SlurmJob(
    * on its nodes as COMPLETING alone ({@code job_state_string}: a flag wins over the base state),
    * which hides whether it was cancelled, timed out, preempted or lost a node — and with the hold
    * (kse-node-epilog) a placeholder stays COMPLETING until its pod is gone. Then: a preemption time
-   * says PREEMPTED, a node's failure NODE_FAIL, a run as long as its time limit TIMEOUT, and
-   * otherwise CANCELLED (a placeholder never ends by itself). Any other state is itself.
+   * says PREEMPTED, a restart counted PENDING (requeued: it waits again), a node's failure
+   * NODE_FAIL, a run as long as its time limit TIMEOUT, and otherwise CANCELLED (a placeholder
+   * never ends by itself). Any other state is itself.
    */
   public JobState endedAs() {
     if (state != JobState.COMPLETING) {
@@ -178,6 +179,13 @@ public record SlurmJob(
     }
     if (preemptTime.isPresent()) {
       return JobState.PREEMPTED;
+    }
+    if (restartCount > 0) {
+      // requeued: slurmctld counts the restart as it requeues, while the run still completes
+      // (job_mgr.c _job_requeue_op); a placeholder is requeued only by hand, and one requeued
+      // before
+      // and then cancelled cannot be told from it here
+      return JobState.PENDING;
     }
     if (stateReason.equals("NodeDown") || stateReason.equals("NodeFail")) {
       return JobState.NODE_FAIL;

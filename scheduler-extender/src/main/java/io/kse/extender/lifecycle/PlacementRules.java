@@ -113,10 +113,10 @@ public final class PlacementRules {
                 j ->
                     "Slurm job "
                         + j.id()
-                        + (j.state().isFinal() || j.state() == JobState.COMPLETING
-                            ? " ended (" + j.endedAs() + ")"
-                            : j.state() == JobState.PENDING
-                                ? " was requeued (" + j.stateReason() + ")"
+                        + (j.endedAs() == JobState.PENDING
+                            ? " was requeued (" + j.stateReason() + ")"
+                            : j.state().isFinal() || j.state() == JobState.COMPLETING
+                                ? " ended (" + j.endedAs() + ")"
                                 : " is " + j.state() + " and no longer holds " + m.boundNode()))
             .orElse("no Slurm job holds " + m.boundNode() + " for this pod");
     // a requeued placeholder must not come back later for pods that are gone

@@ -298,6 +298,7 @@ class ResponseParsingTest {
     "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"time_limit\":4294967295}',CANCELLED",
     "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"state_reason\":\"NodeDown\"}',NODE_FAIL",
     "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"preempt_time\":1010}',PREEMPTED",
+    "'{\"job_state\":\"COMPLETING\",\"start_time\":1000,\"end_time\":1030,\"restart_cnt\":1}',PENDING",
     "'{\"job_state\":[\"TIMEOUT\",\"COMPLETING\"],\"start_time\":1000,\"end_time\":1030,\"time_limit\":{\"set\":true,\"infinite\":false,\"number\":1}}',TIMEOUT",
     "'{\"job_state\":\"CANCELLED\",\"start_time\":1000,\"end_time\":1090,\"time_limit\":1}',CANCELLED"
   })
