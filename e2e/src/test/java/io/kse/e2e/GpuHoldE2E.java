@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -47,6 +48,18 @@ class GpuHoldE2E extends Scenario {
   /** How long the pod is kept Terminating before its "containers" stop. */
   static final Duration POD_STOPS_AFTER = Duration.ofSeconds(6);
 
+  /**
+   * An external placeholder (EXTERNAL_JOB) runs no slurmd Epilog: Slurm frees its nodes at once
+   * (node_scheduler.c: "is external, no need to wait to complete"); docs/gpu-ownership.md. Decided
+   * before any scenario's namespace is made.
+   */
+  @BeforeAll
+  static void onlyPlaceholdersWithAnEpilog() {
+    assumeTrue(
+        !"external".equals(System.getenv("KSE_E2E_SHAPE")),
+        "an external placeholder's nodes are freed at once: nothing can hold them");
+  }
+
   Path epilogConf() {
     return Path.of(stack.slurmCluster().env("KSE_LAB_DIR"), "etc", "kse-node-epilog.conf");
   }
@@ -62,11 +75,6 @@ class GpuHoldE2E extends Scenario {
   @EnumSource(End.class)
   void aPlaceholderEndedAnyWayHoldsItsNodeUntilItsPodIsGone(End end) throws Exception {
     assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
-    // an external placeholder (EXTERNAL_JOB) has no slurmd Epilog: Slurm frees its nodes at once
-    // (node_scheduler.c: "is external, no need to wait to complete"); docs/gpu-ownership.md
-    assumeTrue(
-        !"external".equals(System.getenv("KSE_E2E_SHAPE")),
-        "an external placeholder's nodes are freed at once: nothing can hold them");
     Files.writeString(epilogConf(), "HOLD_MAX_S=0\n"); // first without the hold
     Window without = run(end, "unheld-" + slug(end));
     Files.deleteIfExists(epilogConf());
