@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,9 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Terminating, as a model server freeing GPU memory would), a training job pinned to its node as
  * the witness, and the placeholder ended by an admin's cancel, its time limit or an admin's
  * requeue. Slurm's node Epilog (manifests/slurm/kse-node-epilog) keeps the node COMPLETING until
- * the pod is gone: the training job never starts before. Each run prints the window with the hold
- * and, on another node, without it (the Epilog told to let go at once: HOLD_MAX_S=0), which is what
- * the hold buys.
+ * the pod is gone: the training job never starts before. Each run prints its window; one run
+ * without the hold (a cancel, the Epilog told to let go at once) shows what the hold buys.
  */
 class GpuHoldE2E extends Scenario {
   /** How the placeholder ends, and what its pod is told. */
@@ -75,21 +75,32 @@ class GpuHoldE2E extends Scenario {
   @EnumSource(End.class)
   void aPlaceholderEndedAnyWayHoldsItsNodeUntilItsPodIsGone(End end) throws Exception {
     assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
-    Files.writeString(epilogConf(), "HOLD_MAX_S=0\n"); // first without the hold
-    Window without = run(end, "unheld-" + slug(end));
-    Files.deleteIfExists(epilogConf());
     Window with = run(end, "held-" + slug(end));
     System.out.printf(
-        "[e2e] hold %s, pod stopping %d s after its eviction: without the hold the next job ran"
-            + " %d ms before the pod was last seen (two owners); with it %d ms after (50 ms"
-            + " looks)%n",
-        end, POD_STOPS_AFTER.toSeconds(), without.overlapMs(), -with.overlapMs());
+        "[e2e] hold %s, pod stopping %d s after its eviction: the next job ran %d ms after the pod"
+            + " was last seen (50 ms looks)%n",
+        end, POD_STOPS_AFTER.toSeconds(), -with.overlapMs());
     assertThat(with.overlapMs())
         .as("with the hold the next job runs only once the pod is gone")
         .isLessThanOrEqualTo(0);
-    assertThat(without.overlapMs())
-        .as("without it, Slurm hands the GPUs on while the pod still runs (what the hold prevents)")
-        .isPositive();
+  }
+
+  /**
+   * The same without the hold (the Epilog told to let go at once, {@code HOLD_MAX_S=0}): Slurm
+   * hands the GPUs on while the pod still runs — what the hold prevents, and proof that the
+   * scenario can see it. Once, by a cancel: every end path's window without the hold is in
+   * benchmarks/RESULTS.md.
+   */
+  @Test
+  void withoutTheHoldTheNextJobStartsWhileThePodRuns() throws Exception {
+    assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
+    Files.writeString(epilogConf(), "HOLD_MAX_S=0\n");
+    Window without = run(End.CANCEL, "unheld-cancel");
+    System.out.printf(
+        "[e2e] no hold, CANCEL, pod stopping %d s after its eviction: the next job ran %d ms"
+            + " before the pod was last seen (two owners)%n",
+        POD_STOPS_AFTER.toSeconds(), without.overlapMs());
+    assertThat(without.overlapMs()).as("two owners, seen").isPositive();
   }
 
   static String slug(End end) {
