@@ -66,24 +66,13 @@ public final class AllocationHintRoute {
     if (!authorized(ctx)) {
       return;
     }
-    java.util.Map<String, List<String>> query;
-    try {
-      query = query(ctx.request().query());
-    } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
-      metrics.allocationHint("invalid");
-      Responses.problem(
-          ctx,
-          400,
-          "BadRequest",
-          "the query string is not valid percent-encoding: "
-              + Untrusted.text(String.valueOf(ctx.request().query())));
+    Optional<java.util.Map<String, List<String>>> parsed =
+        query(ctx, () -> metrics.allocationHint("invalid"));
+    if (parsed.isEmpty()) {
       return;
     }
-    Optional<String> wrongKey =
-        query.entrySet().stream()
-            .filter(e -> !KEYS.contains(e.getKey()) || e.getValue().size() > 1)
-            .map(java.util.Map.Entry::getKey)
-            .findFirst();
+    java.util.Map<String, List<String>> query = parsed.get();
+    Optional<String> wrongKey = wrongKey(query, KEYS);
     if (wrongKey.isPresent()) {
       metrics.allocationHint("invalid");
       Responses.problem(
@@ -186,20 +175,17 @@ public final class AllocationHintRoute {
     if (!authorized(ctx)) {
       return;
     }
-    java.util.Map<String, List<String>> query;
-    try {
-      query = query(ctx.request().query());
-    } catch (IllegalArgumentException e) {
-      metrics.gpuHold("invalid");
-      Responses.problem(ctx, 400, "BadRequest", "the query string is not valid percent-encoding");
+    Optional<java.util.Map<String, List<String>>> parsed =
+        query(ctx, () -> metrics.gpuHold("invalid"));
+    if (parsed.isEmpty()) {
       return;
     }
+    java.util.Map<String, List<String>> query = parsed.get();
     String job = first(query, "job", null);
     String node = first(query, "node", "");
-    boolean keysOk =
-        query.entrySet().stream()
-            .allMatch(e -> HOLD_KEYS.contains(e.getKey()) && e.getValue().size() == 1);
-    if (!keysOk || !isJobId(job) || !node.matches("[A-Za-z0-9._-]{1,253}")) {
+    if (wrongKey(query, HOLD_KEYS).isPresent()
+        || !isJobId(job)
+        || !node.matches("[A-Za-z0-9._-]{1,253}")) {
       metrics.gpuHold("invalid");
       Responses.problem(
           ctx,
@@ -220,6 +206,35 @@ public final class AllocationHintRoute {
       return;
     }
     ctx.response().setStatusCode(200).end(v.get().line() + "\n");
+  }
+
+  /**
+   * The request's query, each key as sent with its values; empty, the caller {@code invalid} and
+   * the request refused when it is not valid percent-encoding.
+   */
+  private static Optional<java.util.Map<String, List<String>>> query(
+      RoutingContext ctx, Runnable invalid) {
+    try {
+      return Optional.of(query(ctx.request().query()));
+    } catch (IllegalArgumentException e) { // a malformed percent-escape in the query string
+      invalid.run();
+      Responses.problem(
+          ctx,
+          400,
+          "BadRequest",
+          "the query string is not valid percent-encoding: "
+              + Untrusted.text(String.valueOf(ctx.request().query())));
+      return Optional.empty();
+    }
+  }
+
+  /** The first key that is not one of {@code keys}, or is given twice. */
+  private static Optional<String> wrongKey(
+      java.util.Map<String, List<String>> query, java.util.Set<String> keys) {
+    return query.entrySet().stream()
+        .filter(e -> !keys.contains(e.getKey()) || e.getValue().size() > 1)
+        .map(java.util.Map.Entry::getKey)
+        .findFirst();
   }
 
   /** The query's keys as sent (Vert.x's own parameters ignore case), each with its values. */

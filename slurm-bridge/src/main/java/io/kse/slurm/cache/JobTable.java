@@ -116,13 +116,12 @@ final class JobTable {
 
   /**
    * The pass holding listing {@code seq} is published: the table counts as read, and the callbacks
-   * that were waiting before it began are due. Returns them, to run outside the pass lock's work.
+   * that were waiting before it began ({@code answered}) are no longer waiting.
    */
-  List<Runnable> published(long seq, List<Runnable> waitingBefore) {
+  void published(long seq, List<Runnable> answered) {
     lastPublished = seq;
     synced = true;
-    afterListing.removeAll(waitingBefore);
-    return waitingBefore;
+    afterListing.removeAll(answered);
   }
 
   /** The callbacks waiting now: those a listing about to begin will answer. */

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -74,7 +75,7 @@ record PassPlan(
   static PassPlan of(
       Collection<SlurmJob> jobs, OurJobs book, boolean batch, StateCadence cadence, Instant now) {
     boolean hooksDeliver = book.hooksDeliver(now);
-    Set<Long> held = new java.util.HashSet<>();
+    Set<Long> held = new HashSet<>();
     List<Long> urgent = new ArrayList<>();
     List<Long> states = new ArrayList<>();
     List<Long> due = new ArrayList<>();
@@ -102,12 +103,13 @@ record PassPlan(
         states.add(id);
       }
     }
-    List<Long> made = new ArrayList<>(book.made());
+    Set<Long> madeIds = book.made();
+    List<Long> made = new ArrayList<>(madeIds);
     made.removeIf(held::contains);
     made.sort(Comparator.naturalOrder());
     urgent.addAll(0, made);
     List<Long> hinted = new ArrayList<>(book.hinted());
-    hinted.removeIf(id -> held.contains(id) || made.contains(id));
+    hinted.removeIf(id -> held.contains(id) || madeIds.contains(id));
     // never read first, then the longest unread: a flood of names is worked through in turn
     hinted.sort(
         Comparator.comparing((Long id) -> OurJobs.ago(book.lastRead(id), now))

@@ -271,7 +271,11 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       if (nodesListed) {
         nodeTable.published();
       }
-      List<Runnable> due = listing > 0 ? jobTable.published(listing, waiting) : List.of();
+      List<Runnable> due = List.of();
+      if (listing > 0) {
+        jobTable.published(listing, waiting);
+        due = waiting;
+      }
       poller.passEnded();
       meters.recordPass(Duration.ofNanos(System.nanoTime() - start));
       for (Runnable r : due) {
