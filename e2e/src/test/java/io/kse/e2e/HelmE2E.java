@@ -64,24 +64,30 @@ class HelmE2E {
     stack("stop", "--purge");
   }
 
+  /** What the defaults are rendered with: the manifests' namespace and kube-scheduler's version. */
+  static final List<String> AS_THE_MANIFESTS =
+      List.of("-n", "kube-slurm-extender", "--kube-version", "1.36.3");
+
   @Test
   void theDefaultRenderingIsManifestsBaseObjectForObject() {
-    var base = objects(kubectl("kustomize", REPO.resolve("manifests/base").toString()));
+    var base =
+        withoutNamespace(objects(kubectl("kustomize", REPO.resolve("manifests/base").toString())));
     assertThat(base).as("manifests/base's objects").hasSizeGreaterThanOrEqualTo(20);
-    assertThat(objects(helm("template", "kse", CHART))).isEqualTo(base);
+    assertThat(objects(template())).isEqualTo(base);
   }
 
   @Test
   void withMonitoringItIsTheMonitoringOverlayObjectForObject() {
     var overlay =
-        objects(kubectl("kustomize", REPO.resolve("manifests/overlays/monitoring").toString()));
+        withoutNamespace(
+            objects(
+                kubectl("kustomize", REPO.resolve("manifests/overlays/monitoring").toString())));
     assertThat(overlay)
         .containsKeys(
             "PrometheusRule kube-slurm-extender/kube-slurm-extender",
             "ServiceMonitor kube-slurm-extender/kube-slurm-extender",
             "ConfigMap kube-slurm-extender/kse-grafana-dashboard");
-    assertThat(objects(helm("template", "kse", CHART, "--set", "monitoring.enabled=true")))
-        .isEqualTo(overlay);
+    assertThat(objects(template("--set", "monitoring.enabled=true"))).isEqualTo(overlay);
   }
 
   @Test
@@ -92,6 +98,10 @@ class HelmE2E {
                 "template",
                 "kse",
                 CHART,
+                "-n",
+                "kse-elsewhere",
+                "--kube-version",
+                "1.37.2+vendor.1",
                 "--set",
                 "replicas=3",
                 "--set",
@@ -101,7 +111,23 @@ class HelmE2E {
                 "--set",
                 "allocationHint.tokenSecret=kse-hint",
                 "--set",
-                "namespace=kse-elsewhere"));
+                "image.repository=registry.example/kse",
+                "--set",
+                "image.tag=0.1.0-abc1234",
+                "--set",
+                "image.pullPolicy=Always",
+                "--set",
+                "imagePullSecrets[0].name=regcred",
+                "--set",
+                "slurm.jwtSecretKey=token",
+                "--set",
+                "nodeSelector.role=control",
+                "--set",
+                "podLabels.team=ml",
+                "--set",
+                "monitoring.enabled=true",
+                "--set",
+                "monitoring.labels.release=kps"));
     String deployment = out.get("Deployment kse-elsewhere/kse-scheduler").toString();
     assertThat(deployment)
         .contains("replicas=3")
@@ -109,7 +135,15 @@ class HelmE2E {
         .contains("KSE_HTTP_TLS_CERT_FILE")
         .contains("secretName=kse-verbs-tls")
         .contains("KSE_ALLOCATION_HINT_TOKEN_FILE")
-        .contains("secretName=kse-hint");
+        .contains("secretName=kse-hint")
+        .contains("image=registry.example/kse:0.1.0-abc1234")
+        .as("kube-scheduler follows the cluster's version, without the vendor's suffix")
+        .contains("image=registry.k8s.io/kube-scheduler:v1.37.2,")
+        .contains("imagePullPolicy=Always")
+        .contains("imagePullSecrets=[{name=regcred}]")
+        .contains("{key=token, path=jwt}")
+        .contains("nodeSelector={role=control}")
+        .contains("team=ml");
     assertThat(out.get("ConfigMap kse-elsewhere/kse-scheduler-config").toString())
         .contains("urlPrefix: \"https://127.0.0.1:8888\"")
         .contains("enableHTTPS: true")
@@ -120,7 +154,50 @@ class HelmE2E {
                     "RoleBinding kube-system/kse-scheduler-extension-apiserver-authentication-reader")
                 .toString())
         .contains("namespace=kse-elsewhere");
-    assertThat(out).containsKey("Namespace -/kse-elsewhere");
+    assertThat(out.get("ServiceMonitor kse-elsewhere/kube-slurm-extender").toString())
+        .contains("release=kps");
+    assertThat(out.get("PrometheusRule kse-elsewhere/kube-slurm-extender").toString())
+        .contains("release=kps");
+    assertThat(out.keySet())
+        .as("the release's namespace is the user's: never created (nor deleted) by the chart")
+        .noneMatch(k -> k.startsWith("Namespace "));
+  }
+
+  @Test
+  void switchesLeaveOutWhatTheyName() {
+    Map<String, Map<String, Object>> out =
+        objects(
+            template(
+                "--set",
+                "replicas=1",
+                "--set",
+                "priorityClasses.create=false",
+                "--set",
+                "admissionPolicy.create=false",
+                "--set",
+                "networkPolicy.create=false",
+                "--set",
+                "existingPolicyConfigMap=my-policy"));
+    assertThat(out.keySet())
+        .as("one replica: no PDB to block node drains; the rest switched off")
+        .noneMatch(
+            k ->
+                k.startsWith("PodDisruptionBudget ")
+                    || k.startsWith("PriorityClass ")
+                    || k.startsWith("NetworkPolicy ")
+                    || k.startsWith("MutatingAdmissionPolicy")
+                    || k.equals("ConfigMap kube-slurm-extender/kse-policy"));
+    assertThat(out.get("Deployment kube-slurm-extender/kse-scheduler").toString())
+        .contains("configMap={name=my-policy}");
+  }
+
+  @Test
+  void aMistypedOrBadValueIsRefusedByTheSchemaNamingIt() {
+    assertThat(helmFails("template", "kse", CHART, "--set", "replica=3"))
+        .contains("additional properties 'replica' not allowed");
+    assertThat(helmFails("template", "kse", CHART, "--set", "slurm.url=slurmrestd:6820"))
+        .contains("/slurm/url");
+    assertThat(helmFails("template", "kse", CHART, "--set", "replicas=0")).contains("/replicas");
   }
 
   @Test
@@ -135,37 +212,83 @@ class HelmE2E {
                 "--set",
                 "verbsTls.secret=kse-verbs-tls",
                 "--set",
-                "allocationHint.tokenSecret=kse-hint"))
+                "allocationHint.tokenSecret=kse-hint",
+                "--set",
+                "existingPolicyConfigMap=my-policy",
+                "--set",
+                "replicas=1"))
         .contains("0 chart(s) failed");
   }
 
+  /**
+   * Install into a namespace the user made (with the Slurm token's Secret, as docs/install.md
+   * says), a custom policy; a plain upgrade keeps that policy; uninstall removes the release's
+   * objects and leaves the namespace, the user's Secret and the preemption ledger.
+   */
   @Test
-  void installUpgradeUninstall() {
+  void installUpgradeKeepingThePolicyUninstallKeepingTheUsersObjects() throws Exception {
+    kubectl("create", "namespace", "kube-slurm-extender");
+    kubectl(
+        "-n",
+        "kube-slurm-extender",
+        "create",
+        "secret",
+        "generic",
+        "kse-slurm-jwt",
+        "--from-literal=jwt=not-a-real-token");
+    kubectl(
+        "-n",
+        "kube-slurm-extender",
+        "create",
+        "configmap",
+        "kube-slurm-extender-preemptions",
+        "--from-literal=ledger=[]");
+    Path policy = Files.createTempFile("kse-policy", ".yaml");
+    Files.writeString(
+        policy,
+        Files.readString(REPO.resolve("manifests/base/policy.yaml"))
+            + "\n# a custom policy: this line must survive a plain helm upgrade\n");
     long t0 = System.nanoTime();
-    helm("install", "kse", CHART, "--wait", "--timeout", "150s");
+    helm(
+        "install",
+        "kse",
+        CHART,
+        "-n",
+        "kube-slurm-extender",
+        "--set-file",
+        "policy=" + policy,
+        "--wait",
+        "--timeout",
+        "150s");
     long installed = System.nanoTime();
     assertThat(readyReplicas()).isEqualTo("2");
     assertThat(kubectl("get", "clusterrole", "kse-extender", "-o", "name"))
         .contains("clusterrole.rbac.authorization.k8s.io/kse-extender");
 
-    helm(
-        "upgrade",
-        "kse",
-        CHART,
-        "--set",
-        "replicas=3",
-        "--set",
-        "monitoring.enabled=true",
-        "--wait",
-        "--timeout",
-        "150s");
+    String upgradeNotes =
+        helm(
+            "upgrade",
+            "kse",
+            CHART,
+            "-n",
+            "kube-slurm-extender",
+            "--set",
+            "replicas=3",
+            "--set",
+            "monitoring.enabled=true",
+            "--wait",
+            "--timeout",
+            "150s");
+    assertThat(upgradeNotes).contains("the one in place, kept");
     assertThat(readyReplicas()).isEqualTo("3");
+    assertThat(policyInPlace()).contains("this line must survive a plain helm upgrade");
     assertThat(kubectl("-n", "kube-slurm-extender", "get", "prometheusrule", "-o", "name"))
         .contains("prometheusrule.monitoring.coreos.com/kube-slurm-extender");
-    assertThat(helm("history", "kse", "-o", "json")).contains("\"revision\":2");
+    assertThat(helm("history", "kse", "-n", "kube-slurm-extender", "-o", "json"))
+        .contains("\"revision\":2");
 
     long upgraded = System.nanoTime();
-    helm("uninstall", "kse", "--wait", "--timeout", "150s");
+    helm("uninstall", "kse", "-n", "kube-slurm-extender", "--wait", "--timeout", "150s");
     await("the release's objects gone")
         .atMost(Duration.ofSeconds(60))
         .until(
@@ -173,14 +296,53 @@ class HelmE2E {
                 kubectl("get", "clusterrole,priorityclass,mutatingadmissionpolicy", "-o", "name")
                         .lines()
                         .noneMatch(l -> l.contains("kse-"))
-                    && !kubectl("get", "namespaces", "-o", "name")
-                        .contains("namespace/kube-slurm-extender"));
+                    && kubectl(
+                            "-n",
+                            "kube-slurm-extender",
+                            "get",
+                            "deployment,configmap",
+                            "-o",
+                            "name")
+                        .lines()
+                        .noneMatch(l -> l.contains("kse-")));
+    assertThat(kubectl("-n", "kube-slurm-extender", "get", "secret,configmap", "-o", "name"))
+        .as("what the user made stays: the namespace, the token's Secret, the preemption ledger")
+        .contains("secret/kse-slurm-jwt")
+        .contains("configmap/kube-slurm-extender-preemptions");
     System.out.printf(
-        "[e2e] helm install (2 replicas ready) %d ms, upgrade (3 replicas + monitoring) %d ms,"
-            + " uninstall (all gone) %d ms%n",
+        "[e2e] helm install (2 replicas ready) %d ms, upgrade (3 replicas + monitoring, policy kept)"
+            + " %d ms, uninstall (all gone) %d ms%n",
         (installed - t0) / 1_000_000,
         (upgraded - installed) / 1_000_000,
         (System.nanoTime() - upgraded) / 1_000_000);
+  }
+
+  private static String policyInPlace() {
+    return kubectl(
+        "-n",
+        "kube-slurm-extender",
+        "get",
+        "configmap",
+        "kse-policy",
+        "-o",
+        "jsonpath={.data.policy\\.yaml}");
+  }
+
+  private static String template(String... more) {
+    List<String> args = new ArrayList<>(List.of("template", "kse", CHART));
+    args.addAll(AS_THE_MANIFESTS);
+    args.addAll(List.of(more));
+    return helm(args.toArray(String[]::new));
+  }
+
+  /** kustomize's objects but the Namespace, which the chart leaves to the user (or Helm's flag). */
+  private static Map<String, Map<String, Object>> withoutNamespace(
+      Map<String, Map<String, Object>> objects) {
+    Map<String, Map<String, Object>> out = new TreeMap<>(objects);
+    assertThat(out.remove("Namespace -/kube-slurm-extender"))
+        .as("manifests/base's Namespace")
+        .isNotNull();
+    return out;
   }
 
   private static String readyReplicas() {
@@ -257,6 +419,16 @@ class HelmE2E {
     List<String> cmd = new ArrayList<>(List.of(bin + "/helm"));
     cmd.addAll(List.of(args));
     return LocalSlurmCluster.run(cmd, CMD, toolEnv());
+  }
+
+  /** The error of a helm command that must fail. */
+  static String helmFails(String... args) {
+    try {
+      helm(args);
+    } catch (IllegalStateException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("helm " + String.join(" ", args) + " succeeded; it must fail");
   }
 
   static String kubectl(String... args) {

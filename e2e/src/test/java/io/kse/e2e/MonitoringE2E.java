@@ -145,6 +145,67 @@ class MonitoringE2E extends Scenario {
         (fired - t0) / 1_000_000_000, (System.nanoTime() - fired) / 1_000_000_000);
   }
 
+  /**
+   * Issue 44: the Slurm token as the extender reads it (its mounted file, re-read when it changes).
+   * One that expires within the hour makes KseSlurmTokenExpiresSoon pending (its for: 10m is left
+   * out here); one slurmrestd refuses (a wrong signature, as after a JWT key change) fires
+   * KseSlurmUnauthorized, which KseSlurmUnreachable never covered; the good token back resolves
+   * both, without a restart.
+   */
+  @Test
+  void aShortLivedThenARefusedTokenRaiseTheirAlertsAndTheGoodOneResolvesThem() throws Exception {
+    LocalSlurmCluster cluster = stack.slurmCluster();
+    java.nio.file.Path file = java.nio.file.Path.of(cluster.env("KSE_LAB_JWT_FILE"));
+    String good = Files.readString(file);
+    long t0 = System.nanoTime();
+    try {
+      String hour =
+          cluster
+              .cli(
+                  "scontrol",
+                  "token",
+                  "username=" + cluster.env("KSE_LAB_JWT_USER"),
+                  "lifespan=3600")
+              .trim()
+              .replaceFirst("^SLURM_JWT=", "");
+      rewrite(file, hour);
+      await("KseSlurmTokenExpiresSoon pending")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(() -> prometheus.alertStates("KseSlurmTokenExpiresSoon").contains("pending"));
+      String good0 = good.trim();
+      rewrite(file, good0.substring(0, good0.lastIndexOf('.') + 1) + "c2lnbmVkIGVsc2V3aGVyZQ");
+      await("KseSlurmUnauthorized firing")
+          .atMost(Duration.ofSeconds(240))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(() -> prometheus.alertStates("KseSlurmUnauthorized").contains("firing"));
+      assertThat(prometheus.alertStates("KseSlurmUnreachable"))
+          .as("slurmrestd answers: the circuit stays closed")
+          .isEmpty();
+    } finally {
+      rewrite(file, good);
+    }
+    long fired = System.nanoTime();
+    await("both resolved with the good token back")
+        .atMost(Duration.ofSeconds(240))
+        .pollInterval(Duration.ofSeconds(2))
+        .until(
+            () ->
+                prometheus.alertStates("KseSlurmUnauthorized").isEmpty()
+                    && prometheus.alertStates("KseSlurmTokenExpiresSoon").isEmpty());
+    System.out.printf(
+        "[e2e] token alerts: KseSlurmUnauthorized fired %d s after the short token (for: 2m),"
+            + " both resolved %d s after the good token was back%n",
+        (fired - t0) / 1_000_000_000, (System.nanoTime() - fired) / 1_000_000_000);
+  }
+
+  /** Rewrites the token file in place (a bind mount follows the inode), with a new mtime. */
+  private static void rewrite(java.nio.file.Path file, String token) throws java.io.IOException {
+    Files.writeString(file, token);
+    Files.setLastModifiedTime(
+        file, java.nio.file.attribute.FileTime.from(java.time.Instant.now().plusSeconds(1)));
+  }
+
   /** An eviction a PodDisruptionBudget refuses fires KseEvictionBlockedByPdb. */
   @Test
   void anEvictionBlockedByADisruptionBudgetFiresItsAlert() {

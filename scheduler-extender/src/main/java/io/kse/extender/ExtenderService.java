@@ -248,6 +248,7 @@ public final class ExtenderService implements AutoCloseable {
           "policy",
           () -> {
             policy.addListener(o -> metrics.policyReload(o.result().name().toLowerCase()));
+            metrics.policyRejecting(policy::rejecting);
             policy.watch(cfg.policyReload());
           },
           policy::close);

@@ -29,6 +29,12 @@ public final class MetricNames {
   /** Jobs carrying our placeholder tag that another Slurm user submitted (ignored). */
   public static final String IMPOSTOR_JOBS = "kse.slurm.impostor.jobs";
 
+  /**
+   * When the JWT in use expires, seconds since the epoch ({@code exp}); NaN when it has no expiry
+   * or cannot be read.
+   */
+  public static final String TOKEN_EXPIRY = "kse.slurm.token.expiry.timestamp";
+
   public static final String HINTED_READS = "kse.slurm.hinted.polls";
 
   private MetricNames() {}

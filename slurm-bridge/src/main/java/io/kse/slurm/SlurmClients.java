@@ -33,6 +33,15 @@ public final class SlurmClients {
         .description("Bytes of answers read from slurmrestd (bodies), every call")
         .baseUnit("bytes")
         .register(registry);
+    // looked at on every scrape, so a rotated token's expiry shows at once; alerting well before
+    // it is the alert's job (KseSlurmTokenExpiresSoon)
+    io.micrometer.core.instrument.Gauge.builder(
+            MetricNames.TOKEN_EXPIRY,
+            http,
+            h -> h.tokenExpiry().map(t -> (double) t.getEpochSecond()).orElse(Double.NaN))
+        .description("When the Slurm JWT in use expires (its exp claim); NaN: no expiry or unreadable")
+        .baseUnit("seconds")
+        .register(registry);
     ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));
     return new ResilientSlurmClient(
         new RestSlurmClient(http, version, config.cadence().listingTimeout()), config, registry);

@@ -72,6 +72,14 @@ public final class PolicyStore implements AutoCloseable {
     listeners.add(l);
   }
 
+  /**
+   * Whether the file as last read was refused: the policy in force is an older one, until the file
+   * is fixed (or put back as it was).
+   */
+  public synchronized boolean rejecting() {
+    return rejected != null;
+  }
+
   /** Re-reads the file now. */
   public synchronized Outcome reload() {
     String text;
@@ -92,6 +100,7 @@ public final class PolicyStore implements AutoCloseable {
     }
     String old = digest;
     digest = d;
+    rejected = null;
     LOG.info(
         "policy_reloaded file={} digest={} previous={} tiers={}",
         file,

@@ -76,6 +76,28 @@ class PolicyStoreTest {
   }
 
   @Test
+  void saysWhileTheFileIsRefusedUntilItIsFixedOrPutBack(@TempDir Path dir) throws Exception {
+    Path f = Files.writeString(dir.resolve("policy.yaml"), GOOD);
+    try (PolicyStore store = new PolicyStore(f)) {
+      assertThat(store.rejecting()).isFalse();
+      Files.writeString(f, GOOD.replace("defaultTier: inference", "defaultTier: inferense"));
+      store.reload();
+      assertThat(store.rejecting()).as("a bad file: the older policy in force").isTrue();
+      store.reload();
+      assertThat(store.rejecting()).as("polled again, still bad").isTrue();
+      Files.writeString(f, GOOD);
+      assertThat(store.reload().result()).isEqualTo(PolicyStore.Outcome.Result.UNCHANGED);
+      assertThat(store.rejecting()).as("put back as it was").isFalse();
+      Files.writeString(f, "nonsense: [");
+      store.reload();
+      assertThat(store.rejecting()).isTrue();
+      Files.writeString(f, GOOD.replace("partition: inference}", "partition: gpu}"));
+      assertThat(store.reload().result()).isEqualTo(PolicyStore.Outcome.Result.APPLIED);
+      assertThat(store.rejecting()).as("fixed").isFalse();
+    }
+  }
+
+  @Test
   void watchesTheFileInTheBackground(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("policy.yaml"), GOOD);
     try (PolicyStore store = new PolicyStore(f)) {

@@ -150,6 +150,17 @@ public final class ExtenderMetrics {
         result);
   }
 
+  /**
+   * {@code kse_policy_rejected}: 1 while the policy file as last read is refused and an older policy
+   * stays in force (KsePolicyRejected), 0 otherwise.
+   */
+  public void policyRejecting(java.util.function.BooleanSupplier rejecting) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "kse.policy.rejected", rejecting, r -> r.getAsBoolean() ? 1 : 0)
+        .description("1 while the policy file is refused and an older policy stays in force")
+        .register(registry);
+  }
+
   /** Policy reloads by result (applied, rejected): {@code kse_policy_reloads_total}. */
   public void policyReload(String result) {
     count("kse.policy.reloads", "Policy reloads by result", "result", result);

@@ -63,6 +63,11 @@ public final class SlurmHttp {
     return base;
   }
 
+  /** When the token this transport sends expires, if it says ({@link TokenSource#expiry}). */
+  public java.util.Optional<java.time.Instant> tokenExpiry() {
+    return tokens.expiry();
+  }
+
   /** Bytes of every answer's body read from slurmrestd so far: what we cost it to serialize. */
   public long receivedBytes() {
     return received.sum();

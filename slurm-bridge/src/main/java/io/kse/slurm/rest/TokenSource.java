@@ -6,12 +6,26 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Optional;
 
 /** Where the slurmrestd JWT comes from. */
 public interface TokenSource {
 
   /** The current token; throws {@link SlurmUnauthorizedException} when none can be read. */
   String token();
+
+  /**
+   * When the current token expires (its {@code exp} claim); empty when it has none, is not a JWT or
+   * cannot be read. A file is looked at again, so a rotated token's expiry shows at once.
+   */
+  default Optional<Instant> expiry() {
+    try {
+      return Jwt.expiry(token());
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
 
   static TokenSource of(String token) {
     String t = token.trim();

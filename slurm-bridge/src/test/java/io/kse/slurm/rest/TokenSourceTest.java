@@ -45,4 +45,21 @@ class TokenSourceTest {
         .asString()
         .contains("expired");
   }
+
+  @Test
+  void theExpiryFollowsARotatedFileAndIsEmptyWhenItCannotBeKnown(@TempDir Path dir)
+      throws Exception {
+    Path f = dir.resolve("jwt");
+    Files.writeString(f, SlurmErrorsTest.jwt(2_000_000_000L));
+    TokenSource s = TokenSource.file(f);
+    assertThat(s.expiry()).contains(Instant.ofEpochSecond(2_000_000_000L));
+    Files.writeString(f, "SLURM_JWT=" + SlurmErrorsTest.jwt(2_000_086_400L));
+    Files.setLastModifiedTime(f, FileTime.from(Instant.now().plusSeconds(5)));
+    assertThat(s.expiry()).contains(Instant.ofEpochSecond(2_000_086_400L));
+    Files.writeString(f, "not-a-jwt");
+    Files.setLastModifiedTime(f, FileTime.from(Instant.now().plusSeconds(10)));
+    assertThat(s.expiry()).as("not a JWT").isEmpty();
+    Files.delete(f);
+    assertThat(s.expiry()).as("the file gone: unknown, not an exception").isEmpty();
+  }
 }
