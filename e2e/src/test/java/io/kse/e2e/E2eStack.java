@@ -140,6 +140,11 @@ public final class E2eStack {
     run(Duration.ofSeconds(30), "extender-kill");
   }
 
+  /** Stops the extender as a pod's termination would (SIGTERM: it releases the writer Lease). */
+  public void stopExtender() {
+    run(Duration.ofSeconds(60), "extender-stop");
+  }
+
   /** Starts the extender again and waits until it is ready. */
   public void startExtender() {
     run(Duration.ofMinutes(3), "extender-start");

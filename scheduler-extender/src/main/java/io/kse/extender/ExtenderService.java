@@ -27,7 +27,6 @@ import io.kse.slurm.NodeAdmin;
 import io.kse.slurm.SlurmClients;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.cache.SlurmStateCache;
-import io.kse.slurm.cli.ScontrolNodeAdmin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -179,10 +178,7 @@ public final class ExtenderService implements AutoCloseable {
                 cfg.nominateFromNodes(),
                 // told why they wait when they have waited as long as their Events are held
                 cfg.eventQuiet()));
-    NodeAdmin nodeAdmin =
-        cfg.drainVia() == ExtenderConfig.DrainVia.SCONTROL
-            ? new ScontrolNodeAdmin("scontrol", cfg.scontrolConf().orElseThrow())
-            : NodeAdmin.rest(slurm);
+    NodeAdmin nodeAdmin = NodeAdmins.of(cfg, slurm);
     this.nodeSync =
         new NodeSync(kubeNodes, cache, cache::refreshNodes, nodeAdmin, nodeNames, isWriter);
     ExtenderConfig.Http h = cfg.http();

@@ -30,6 +30,14 @@ public final class Main {
               new PrintWriter(System.err, true),
               java.util.Arrays.copyOfRange(args, 1, args.length)));
     }
+    if (args.length > 0 && args[0].equals("cleanup")) {
+      System.exit(
+          io.kse.extender.tools.Cleanup.run(
+              System.getenv(),
+              new PrintWriter(System.out, true),
+              new PrintWriter(System.err, true),
+              java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     if (args.length > 0 && (args[0].equals("--version") || args[0].equals("version"))) {
       System.out.println("kube-slurm-extender " + BuildInfo.version());
       return;
@@ -44,7 +52,7 @@ public final class Main {
       configFile = java.util.Optional.of(java.nio.file.Path.of(rest.get(1)));
     } else if (!rest.isEmpty()) {
       System.err.println(
-          "usage: kse-scheduler-extender [serve [--config FILE] | check-slurm --policy FILE | --version]");
+          "usage: kse-scheduler-extender [serve [--config FILE] | check-slurm --policy FILE | cleanup [--apply] | --version]");
       System.exit(2);
     }
     ExtenderConfig config;

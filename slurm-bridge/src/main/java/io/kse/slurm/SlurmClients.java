@@ -39,7 +39,8 @@ public final class SlurmClients {
             MetricNames.TOKEN_EXPIRY,
             http,
             h -> h.tokenExpiry().map(t -> (double) t.getEpochSecond()).orElse(Double.NaN))
-        .description("When the Slurm JWT in use expires (its exp claim); NaN: no expiry or unreadable")
+        .description(
+            "When the Slurm JWT in use expires (its exp claim); NaN: no expiry or unreadable")
         .baseUnit("seconds")
         .register(registry);
     ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));

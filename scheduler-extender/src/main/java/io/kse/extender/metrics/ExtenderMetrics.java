@@ -151,8 +151,8 @@ public final class ExtenderMetrics {
   }
 
   /**
-   * {@code kse_policy_rejected}: 1 while the policy file as last read is refused and an older policy
-   * stays in force (KsePolicyRejected), 0 otherwise.
+   * {@code kse_policy_rejected}: 1 while the policy file as last read is refused and an older
+   * policy stays in force (KsePolicyRejected), 0 otherwise.
    */
   public void policyRejecting(java.util.function.BooleanSupplier rejecting) {
     io.micrometer.core.instrument.Gauge.builder(
