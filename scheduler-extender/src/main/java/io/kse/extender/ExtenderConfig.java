@@ -303,6 +303,20 @@ public record ExtenderConfig(
   static final Setting<Void> LOG_LEVEL =
       Setting.documented(
           "KSE_LOG_LEVEL", "log level of the extender's own loggers (read by logback)", "INFO");
+
+  /** How logback writes (logback.xml picks the appender by this name). */
+  public enum LogFormat {
+    TEXT,
+    JSON
+  }
+
+  static final Setting<LogFormat> LOG_FORMAT =
+      Setting.choice(
+          "KSE_LOG_FORMAT",
+          "text: one line per decision (event key=value ...); json: one JSON object per line"
+              + " (logback's JsonEncoder), for log pipelines (read by logback; checked here)",
+          LogFormat.TEXT,
+          LogFormat.class);
   static final Setting<Boolean> FIELD_SELECTOR =
       Setting.bool(
           "KSE_POD_FIELD_SELECTOR",
@@ -355,6 +369,7 @@ public record ExtenderConfig(
           DRA_INDEX_ATTRIBUTE,
           SCONTROL_CONF,
           LOG_LEVEL,
+          LOG_FORMAT,
           FIELD_SELECTOR);
 
   /** Each variable with its one line of documentation (generated docs, unknown-name errors). */
@@ -380,6 +395,7 @@ public record ExtenderConfig(
     known.addAll(SlurmConfig.VARIABLES.keySet());
     Settings r = new Settings(env).refuseUnknown("KSE_", known);
     SlurmConfig slurm = SlurmConfig.read(r);
+    LOG_FORMAT.read(r); // logback has chosen already; a value it has no appender for is an error
     String host = HTTP_HOST.read(r);
     int port = HTTP_PORT.read(r);
     List<Path> tlsFiles =

@@ -61,12 +61,14 @@ class ExtenderConfigTest {
     env.put("KSE_PLACEHOLDER_SHAPE", "sleeper");
     env.put("KSE_POD_FIELD_SELECTOR", "yes");
     env.put("KSE_HTPP_PORT", "1");
+    env.put("KSE_LOG_FORMAT", "xml"); // logback would write nothing: refused here instead
     env.put("KSE_LAB_DIR", "/tmp/x"); // the test harness's variables: not accepted in production
     assertThatThrownBy(() -> ExtenderConfig.fromEnv(env))
         .hasMessageContaining("KSE_HTTP_PORT='99999': expected a whole number from 1 to 65535")
         .hasMessageContaining("KSE_PLACEHOLDER_SHAPE='sleeper': expected batch or external")
         .hasMessageContaining("KSE_POD_FIELD_SELECTOR='yes': expected true or false")
         .hasMessageContaining("KSE_HTPP_PORT: unknown variable")
+        .hasMessageContaining("KSE_LOG_FORMAT='xml': expected text or json")
         .hasMessageContaining("KSE_POLICY_FILE: required")
         .hasMessageContaining("KSE_SLURM_URL: required")
         .hasMessageContaining("KSE_LAB_DIR: unknown variable");
