@@ -43,9 +43,18 @@ public final class SlurmClients {
             "When the Slurm JWT in use expires (its exp claim); NaN: no expiry or unreadable")
         .baseUnit("seconds")
         .register(registry);
-    ApiVersion version = config.apiVersion().orElseGet(() -> VersionProbe.discover(http));
-    return new ResilientSlurmClient(
-        new RestSlurmClient(http, version, config.cadence().listingTimeout()), config, registry);
+    java.util.function.Function<ApiVersion, SlurmClient> atVersion =
+        v -> new RestSlurmClient(http, v, config.cadence().listingTimeout());
+    // a pinned version is the operator's choice; a discovered one follows slurmrestd's upgrades
+    SlurmClient rest =
+        config
+            .apiVersion()
+            .map(atVersion)
+            .orElseGet(
+                () ->
+                    new io.kse.slurm.rest.RenegotiatingSlurmClient(
+                        http, VersionProbe.discover(http), atVersion));
+    return new ResilientSlurmClient(rest, config, registry);
   }
 
   /** The HTTP transport alone, for tools that pick the version themselves. */

@@ -249,7 +249,10 @@ public final class ResilientSlurmClient implements SlurmClient {
       new java.util.concurrent.ConcurrentHashMap<>();
 
   private Timer timer(String operation, String outcome) {
-    return timers.computeIfAbsent(operation + "|" + outcome, k -> newTimer(operation, outcome));
+    // the version may change under a running extender (RenegotiatingSlurmClient)
+    return timers.computeIfAbsent(
+        operation + "|" + outcome + "|" + delegate.apiVersion().id(),
+        k -> newTimer(operation, outcome));
   }
 
   private Timer newTimer(String operation, String outcome) {
