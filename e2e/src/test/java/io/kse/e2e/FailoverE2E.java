@@ -60,6 +60,61 @@ class FailoverE2E extends Scenario {
     }
   }
 
+  /**
+   * Issue 44: Slurm's hooks reach one address, whichever replica is behind it. Hints go to the
+   * standby only; it passes them on to the writer, whose pod is told which training job Slurm
+   * preempted for it (only the writer tells, and only from the end hint). Then the writer moves
+   * (killed: the standby takes the Lease) and hints go to the new standby only: the same again.
+   */
+  @Test
+  void hintsToTheStandbyReachTheWriterWhereverItMoves() throws Exception {
+    assumeTrue(stack.managed(), "submits training with sbatch: needs the local Slurm CLI");
+    stack.startReplica(); // b stands by; the first writes
+    Path first = hintFileOf(stack.extenderUrl("").getPort());
+    Path second = hintFileOf(stack.extenderUrl("b").getPort());
+    Path aside = first.resolveSibling("." + first.getFileName() + ".aside");
+    try {
+      Files.move(first, aside); // hints reach b, the standby, only
+      preemptAndExpectTheEvent("via-standby-b");
+      assertThat(stack.extenderMetrics("b").orElse(""))
+          .as("b passed hints on")
+          .containsPattern("kse_allocation_hints_total\\{[^}]*result=\"forwarded\"[^}]*\\} [1-9]");
+
+      stack.killExtender(""); // the writer moves: b takes the Lease once the first's lapses
+      await("extender b takes the writer Lease")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> stack.extenderMetric("b", "kse_writer").orElse(0.0) >= 1);
+      stack.startExtender(""); // back as the standby
+      Files.move(aside, first);
+      Files.move(second, aside); // hints reach the first, now the standby, only
+      cancelSbatchJobs();
+      kube.pods().inNamespace(ns).withName("via-standby-b").delete();
+      await("the first pod's placeholder gone with it")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> activePlaceholders(ns).isEmpty());
+      preemptAndExpectTheEvent("via-standby-a");
+    } finally {
+      if (Files.exists(aside)) {
+        Files.move(aside, Files.exists(first) ? second : first);
+      }
+      stack.stopReplica();
+      await("the first extender writes again")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> stack.extenderMetric("", "kse_writer").orElse(0.0) >= 1);
+    }
+  }
+
+  /** Training on every GPU node; a pod that preempts one is told which job gave way. */
+  private void preemptAndExpectTheEvent(String name) {
+    busyEveryGpuNode("training");
+    awaitBound(create(inferencePod(name, 8)).getMetadata().getName());
+    await(name + " is told which training job Slurm preempted for it")
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(eventReasons(name)).contains("PreemptedSlurmJob"));
+  }
+
   /** The allocation hint's file naming the extender whose ops port is {@code port}. */
   private Path hintFileOf(int port) throws IOException {
     Path dir = stack.dir().resolve("slurm/etc/kse-allocation-hint.d");

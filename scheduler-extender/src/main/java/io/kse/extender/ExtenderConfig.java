@@ -223,6 +223,13 @@ public record ExtenderConfig(
           "file holding the token Slurm's allocation hints (PrologSlurmctld,"
               + " manifests/slurm/kse-allocation-hint) must carry unless they come from loopback;"
               + " unset: hints from loopback only");
+  static final Setting<Optional<String>> OPS_ADVERTISE =
+      Setting.optional(
+          "KSE_OPS_ADVERTISE",
+          "host:port where the other replicas reach this one's ops port: a standby forwards Slurm's"
+              + " hints there when this replica is the writer (it travels in the writer Lease's"
+              + " holder identity)",
+          "POD_IP:KSE_OPS_PORT when POD_IP is set, else none (hints are not forwarded)");
   static final Setting<Duration> ALLOCATION_HINT_MIN_GAP =
       Setting.millis(
           "KSE_ALLOCATION_HINT_MIN_GAP_MS",
@@ -361,6 +368,7 @@ public record ExtenderConfig(
           NOMINATE_FROM_NODES,
           ALLOCATION_HINT_TOKEN,
           ALLOCATION_HINT_MIN_GAP,
+          OPS_ADVERTISE,
           GROUP_INCOMPLETE_WAIT,
           POD_GROUPS,
           CLUSTER_ID,
@@ -424,6 +432,22 @@ public record ExtenderConfig(
               + " (KSE_HTTP_TLS_*), or KSE_HTTP_PLAINTEXT_ON_NETWORK=true to accept the risk");
     }
     int opsPort = OPS_PORT.read(r);
+    Optional<String> advertise =
+        OPS_ADVERTISE
+            .read(r)
+            .or(
+                () ->
+                    Optional.ofNullable(env.get("POD_IP"))
+                        .filter(ip -> !ip.isBlank())
+                        .map(ip -> (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + opsPort));
+    advertise
+        .filter(a -> !a.matches("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]{1,253}):[0-9]{1,5}"))
+        .ifPresent(
+            a ->
+                r.problem(
+                    "KSE_OPS_ADVERTISE='"
+                        + a
+                        + "': expected host:port (an IPv6 address in brackets)"));
     if (opsPort != 0 && opsPort == port) {
       r.problem("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
     }
@@ -490,11 +514,14 @@ public record ExtenderConfig(
             LEASE_NAMESPACE.read(r).orElse(env.getOrDefault("POD_NAMESPACE", "default")),
             LEASE_NAME.read(r),
             // the pod's name (downward API) survives a container restart, so a restarted writer
-            // takes its own Lease back at once instead of waiting for it to expire
+            // takes its own Lease back at once instead of waiting for it to expire; with where
+            // the replicas reach it (the pod's IP, which a restart keeps too)
             Optional.ofNullable(env.get("POD_NAME"))
-                .filter(n -> !n.isBlank())
-                .orElseGet(
-                    () -> env.getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID()),
+                    .filter(n -> !n.isBlank())
+                    .orElseGet(
+                        () ->
+                            env.getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID())
+                + advertise.map(a -> "@" + a).orElse(""),
             drainVia,
             scontrolConf,
             PDB_OVERRIDE.read(r),

@@ -227,7 +227,9 @@ public final class ExtenderService implements AutoCloseable {
             hints,
             (job, node) -> pods.synced() ? Optional.of(gpuHold.ask(job, node)) : Optional.empty(),
             cfg.allocationHint().token(),
-            metrics));
+            metrics,
+            isWriter,
+            () -> Optional.ofNullable(lease.get()).flatMap(WriterLease::writerAddress)));
   }
 
   /** Runs the start steps in order; a failure stops what had started and is thrown. */

@@ -54,6 +54,24 @@ class ExtenderConfigTest {
     assertThat(c.drainVia()).isEqualTo(ExtenderConfig.DrainVia.SCONTROL);
   }
 
+  /** Issue 44: the writer Lease's identity carries where the standbys pass hints on. */
+  @Test
+  void theLeaseIdentityCarriesTheAdvertisedOpsAddress() {
+    Map<String, String> env = minimal();
+    env.put("POD_NAME", "kse-scheduler-7d9f-abcde");
+    assertThat(ExtenderConfig.fromEnv(env).leaseIdentity()).isEqualTo("kse-scheduler-7d9f-abcde");
+    env.put("POD_IP", "10.1.2.3");
+    assertThat(ExtenderConfig.fromEnv(env).leaseIdentity())
+        .isEqualTo("kse-scheduler-7d9f-abcde@10.1.2.3:8889");
+    env.put("POD_IP", "fd00::7");
+    assertThat(ExtenderConfig.fromEnv(env).leaseIdentity()).endsWith("@[fd00::7]:8889");
+    env.put("KSE_OPS_ADVERTISE", "kse-0.kse.svc:9000");
+    assertThat(ExtenderConfig.fromEnv(env).leaseIdentity()).endsWith("@kse-0.kse.svc:9000");
+    env.put("KSE_OPS_ADVERTISE", "http://kse-0:9000/");
+    assertThatThrownBy(() -> ExtenderConfig.fromEnv(env))
+        .hasMessageContaining("KSE_OPS_ADVERTISE='http://kse-0:9000/': expected host:port");
+  }
+
   @Test
   void reportsEveryProblemNamingTheVariable() {
     Map<String, String> env = new HashMap<>();

@@ -43,6 +43,7 @@ public final class AllocationHintRoute {
   private final Optional<byte[]> token;
   private final ExtenderMetrics metrics;
   private volatile Predicate<String> trusted = ExtenderServer::isLoopback;
+  private final HintForwarder forwarder;
 
   /**
    * @param holds the hold verdict for a job and Slurm node; empty while it cannot be known
@@ -52,10 +53,25 @@ public final class AllocationHintRoute {
       java.util.function.BiFunction<Long, String, Optional<GpuHold.Verdict>> holds,
       Optional<String> token,
       ExtenderMetrics metrics) {
+    this(events, holds, token, metrics, () -> true, Optional::empty);
+  }
+
+  /**
+   * @param isWriter whether this replica is the writer
+   * @param writerAddress the writer's ops address, where a standby passes hints on
+   */
+  public AllocationHintRoute(
+      SlurmHookEvents events,
+      java.util.function.BiFunction<Long, String, Optional<GpuHold.Verdict>> holds,
+      Optional<String> token,
+      ExtenderMetrics metrics,
+      java.util.function.BooleanSupplier isWriter,
+      java.util.function.Supplier<Optional<String>> writerAddress) {
     this.events = events;
     this.holds = holds;
     this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
     this.metrics = metrics;
+    this.forwarder = new HintForwarder(isWriter, writerAddress, token, metrics::allocationHint);
   }
 
   void trust(Predicate<String> addresses) {
@@ -143,6 +159,9 @@ public final class AllocationHintRoute {
     }
     metrics.allocationHint("accepted");
     ctx.response().setStatusCode(202).end();
+    if (ctx.request().getHeader(HintForwarder.FORWARDED_BY) == null) {
+      forwarder.forward(ctx.vertx(), ctx.request().uri());
+    }
   }
 
   /** From loopback, or with the hint token; else refused (and false). */

@@ -33,6 +33,7 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
   static final Duration RETRY_PERIOD = Duration.ofSeconds(2);
 
   private final AtomicBoolean leading = new AtomicBoolean();
+  private volatile String holder;
   private final CompletableFuture<?> election;
 
   /**
@@ -71,9 +72,11 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
                               LOG.info(
                                   "leader_lost lease={}/{} identity={}", namespace, name, identity);
                             },
-                            newLeader ->
-                                LOG.info(
-                                    "leader_is lease={}/{} holder={}", namespace, name, newLeader)))
+                            newLeader -> {
+                              holder = newLeader;
+                              LOG.info(
+                                  "leader_is lease={}/{} holder={}", namespace, name, newLeader);
+                            }))
                     .build())
             .build()
             .start();
@@ -83,6 +86,22 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
   @Override
   public boolean getAsBoolean() {
     return leading.get();
+  }
+
+  /**
+   * The writer's ops address, from its holder identity ({@code POD_NAME@host:port}, where it
+   * advertises one: KSE_OPS_ADVERTISE); empty when no writer is known or it advertises none.
+   */
+  public java.util.Optional<String> writerAddress() {
+    return addressIn(holder);
+  }
+
+  static java.util.Optional<String> addressIn(String identity) {
+    if (identity == null || identity.lastIndexOf('@') < 0) {
+      return java.util.Optional.empty();
+    }
+    String a = identity.substring(identity.lastIndexOf('@') + 1);
+    return a.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(a);
   }
 
   @Override

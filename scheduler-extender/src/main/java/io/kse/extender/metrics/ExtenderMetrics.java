@@ -167,7 +167,8 @@ public final class ExtenderMetrics {
   }
 
   /**
-   * Allocation hints from Slurm's PrologSlurmctld by result (accepted, refused, invalid): {@code
+   * Allocation hints from Slurm's hooks by result (accepted, refused, invalid; on a standby also
+   * forwarded or forward_failed, passing them on to the writer): {@code
    * kse_allocation_hints_total}.
    */
   public void allocationHint(String result) {

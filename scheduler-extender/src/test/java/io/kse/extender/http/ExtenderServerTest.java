@@ -1,6 +1,7 @@
 package io.kse.extender.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -584,6 +585,74 @@ class ExtenderServerTest {
     } finally {
       hintsWithToken.trust(ExtenderServer::isLoopback);
       server0.allocationHints(hintsWithToken);
+    }
+  }
+
+  /**
+   * Issue 44: a standby that gets a hint applies it and passes it on to the writer's advertised
+   * address, with the token and a mark; a forwarded hint is never passed on again, and the writer
+   * passes on nothing.
+   */
+  @Test
+  void aStandbyPassesAHintOnToTheWriterOnceWithTheToken() throws Exception {
+    List<io.vertx.core.http.HttpServerRequest> atWriter =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    HttpServer writer =
+        vertx
+            .createHttpServer()
+            .requestHandler(
+                req -> {
+                  atWriter.add(req);
+                  req.response().setStatusCode(202).end();
+                })
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, java.util.concurrent.TimeUnit.SECONDS);
+    java.util.concurrent.atomic.AtomicBoolean isWriter =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    AllocationHintRoute standby =
+        new AllocationHintRoute(
+            recorded,
+            holds,
+            Optional.of("hint-token"),
+            new ExtenderMetrics(registry),
+            isWriter::get,
+            () -> Optional.of("127.0.0.1:" + writer.actualPort()));
+    hinted.clear();
+    server0.allocationHints(standby);
+    try {
+      assertThat(hint("?job=77&event=end&nodes=gpu-node-%5B1-2%5D", null).statusCode())
+          .isEqualTo(202);
+      await().atMost(java.time.Duration.ofSeconds(5)).until(() -> atWriter.size() == 1);
+      var passed = atWriter.get(0);
+      assertThat(passed.uri())
+          .isEqualTo("/hooks/slurm-allocation?job=77&event=end&nodes=gpu-node-%5B1-2%5D");
+      assertThat(passed.getHeader("Authorization")).isEqualTo("Bearer hint-token");
+      assertThat(passed.getHeader(HintForwarder.FORWARDED_BY)).isNotNull();
+      assertThat(ended).contains(77L);
+
+      HttpRequest forwarded =
+          HttpRequest.newBuilder(
+                  URI.create(
+                      "http://127.0.0.1:" + ops.actualPort() + "/hooks/slurm-allocation?job=78"))
+              .header(HintForwarder.FORWARDED_BY, "standby")
+              .POST(HttpRequest.BodyPublishers.noBody())
+              .build();
+      assertThat(http.send(forwarded, HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(202);
+      isWriter.set(true);
+      assertThat(hint("?job=79", null).statusCode()).isEqualTo(202);
+      Thread.sleep(300); // nothing may arrive: a negative needs a window
+      assertThat(atWriter)
+          .as("neither a forwarded hint nor the writer's own is passed on")
+          .hasSize(1);
+      assertThat(hinted).containsExactly(78L, 79L);
+      assertThat(registry.find("kse.allocation.hints").tag("result", "forwarded").counter())
+          .isNotNull();
+    } finally {
+      server0.allocationHints(hintsWithToken);
+      writer.close();
     }
   }
 
