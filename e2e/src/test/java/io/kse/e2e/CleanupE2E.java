@@ -81,8 +81,12 @@ class CleanupE2E extends Scenario {
 
       Result applied = cleanup("--apply");
       assertThat(applied.code()).as(applied.out()).isZero();
-      assertThat(slurm.job(placedJob).map(SlurmJob::state).orElseThrow().isFinal()).isTrue();
       assertThat(slurm.job(waitingJob).map(SlurmJob::state).orElseThrow().isFinal()).isTrue();
+      // a running one completes once the node Epilog lets go: with no extender to ask, after its
+      // UNREACHABLE_MAX_S (30 s)
+      await("the bound pod's placeholder ended")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> slurm.job(placedJob).map(SlurmJob::state).orElseThrow().isFinal());
       assertThat(slurmNode(cordoned).isDraining()).as("our drain resumed").isFalse();
       assertThat(slurmNode(adminDrained).reason())
           .as("the admin's drain kept")
