@@ -309,12 +309,79 @@ class HelmE2E {
         .as("what the user made stays: the namespace, the token's Secret, the preemption ledger")
         .contains("secret/kse-slurm-jwt")
         .contains("configmap/kube-slurm-extender-preemptions");
+    kubectl("delete", "namespace", "kube-slurm-extender", "--wait", "--timeout=120s");
     System.out.printf(
         "[e2e] helm install (2 replicas ready) %d ms, upgrade (3 replicas + monitoring, policy kept)"
             + " %d ms, uninstall (all gone) %d ms%n",
         (installed - t0) / 1_000_000,
         (upgraded - installed) / 1_000_000,
         (System.nanoTime() - upgraded) / 1_000_000);
+  }
+
+  /**
+   * Issue 44: docs/install.md's two install blocks, run as written (placeholders filled in: the
+   * token file, the checkout's path, a registry and tag, the policy file) from a directory of their
+   * own: each ends with the Deployment rolled out; then each install is taken away again.
+   */
+  @Test
+  void theInstallDocsBlocksRunAsWritten() throws Exception {
+    Path work = Files.createTempDirectory(DIR, "install-doc");
+    Path token = Files.writeString(work.resolve("jwt"), "a-token-minted-by-scontrol");
+    Files.copy(REPO.resolve("manifests/base/policy.yaml"), work.resolve("my-policy.yaml"));
+    Map<String, String> fill =
+        Map.of(
+            "<token file>",
+            token.toString(),
+            "<path to>",
+            REPO.toString(),
+            "<registry>",
+            "registry.example/ml-platform",
+            "<tag>",
+            "0.1.0",
+            "charts/kube-slurm-extender",
+            CHART);
+
+    String kustomize = runDocBlock("kustomize", fill, work);
+    assertThat(kustomize).contains("successfully rolled out");
+    assertThat(
+            kubectl(
+                "-n",
+                "kube-slurm-extender",
+                "get",
+                "deployment",
+                "kse-scheduler",
+                "-o",
+                "jsonpath={.spec.template.spec.containers[1].image}"))
+        .isEqualTo("registry.example/ml-platform/kse-scheduler-extender:0.1.0");
+    kubectl("delete", "-k", work.resolve("my-install").toString(), "--wait", "--timeout=120s");
+
+    String helm = runDocBlock("helm", fill, work);
+    assertThat(helm).contains("successfully rolled out");
+    helm("uninstall", "kse", "-n", "kube-slurm-extender", "--wait", "--timeout", "150s");
+    kubectl("delete", "namespace", "kube-slurm-extender", "--wait", "--timeout=120s");
+  }
+
+  /** The sh block after {@code <!-- install-doc: NAME -->} in docs/install.md, run by bash. */
+  private static String runDocBlock(String name, Map<String, String> fill, Path work)
+      throws java.io.IOException {
+    String doc = Files.readString(REPO.resolve("docs/install.md"));
+    String marker = "<!-- install-doc: " + name + " -->\n```sh\n";
+    int start = doc.indexOf(marker);
+    assertThat(start)
+        .as("docs/install.md has the block " + marker.trim())
+        .isGreaterThanOrEqualTo(0);
+    String block =
+        doc.substring(start + marker.length(), doc.indexOf("\n```", start + marker.length()));
+    for (var e : fill.entrySet()) {
+      block = block.replace(e.getKey(), e.getValue());
+    }
+    assertThat(block).as("every placeholder filled").doesNotContainPattern("<[a-z ]+>");
+    Map<String, String> env = new HashMap<>(toolEnv());
+    env.put("PATH", bin + ":" + System.getenv("PATH"));
+    return LocalSlurmCluster.run(
+        List.of("bash", "-euo", "pipefail", "-c", "cd '" + work + "'\n" + block),
+        Duration.ofMinutes(5),
+        env);
   }
 
   private static String policyInPlace() {
