@@ -227,6 +227,7 @@ class HelmE2E {
    */
   @Test
   void installUpgradeKeepingThePolicyUninstallKeepingTheUsersObjects() throws Exception {
+    nothingInstalled();
     kubectl("create", "namespace", "kube-slurm-extender");
     kubectl(
         "-n",
@@ -325,6 +326,7 @@ class HelmE2E {
    */
   @Test
   void theInstallDocsBlocksRunAsWritten() throws Exception {
+    nothingInstalled();
     Path work = Files.createTempDirectory(DIR, "install-doc");
     Path token = Files.writeString(work.resolve("jwt"), "a-token-minted-by-scontrol");
     Files.copy(REPO.resolve("manifests/base/policy.yaml"), work.resolve("my-policy.yaml"));
@@ -332,8 +334,8 @@ class HelmE2E {
         Map.of(
             "<token file>",
             token.toString(),
-            "<path to>",
-            REPO.toString(),
+            "<relative path to the checkout>",
+            work.relativize(REPO).toString(),
             "<registry>",
             "registry.example/ml-platform",
             "<tag>",
@@ -359,6 +361,29 @@ class HelmE2E {
     assertThat(helm).contains("successfully rolled out");
     helm("uninstall", "kse", "-n", "kube-slurm-extender", "--wait", "--timeout", "150s");
     kubectl("delete", "namespace", "kube-slurm-extender", "--wait", "--timeout=120s");
+  }
+
+  /** What an install test leaves, even one that failed half-way, gone before the next. */
+  private static void nothingInstalled() {
+    try {
+      helm("uninstall", "kse", "-n", "kube-slurm-extender", "--wait", "--timeout", "120s");
+    } catch (IllegalStateException e) {
+      // no release
+    }
+    kubectl(
+        "delete",
+        "-k",
+        REPO.resolve("manifests/base").toString(),
+        "--ignore-not-found",
+        "--wait",
+        "--timeout=120s");
+    kubectl(
+        "delete",
+        "namespace",
+        "kube-slurm-extender",
+        "--ignore-not-found",
+        "--wait",
+        "--timeout=120s");
   }
 
   /** The sh block after {@code <!-- install-doc: NAME -->} in docs/install.md, run by bash. */
