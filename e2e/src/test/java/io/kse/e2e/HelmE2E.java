@@ -335,7 +335,7 @@ class HelmE2E {
             "<token file>",
             token.toString(),
             "<relative path to the checkout>",
-            work.relativize(REPO).toString(),
+            work.resolve("my-install").relativize(REPO).toString(), // from the kustomization
             "<registry>",
             "registry.example/ml-platform",
             "<tag>",
