@@ -355,7 +355,14 @@ class HelmE2E {
                 "-o",
                 "jsonpath={.spec.template.spec.containers[1].image}"))
         .isEqualTo("registry.example/ml-platform/kse-scheduler-extender:0.1.0");
-    kubectl("delete", "-k", work.resolve("my-install").toString(), "--wait", "--timeout=120s");
+    // as docs/uninstall.md says: the namespace goes first, taking its objects with it
+    kubectl(
+        "delete",
+        "-k",
+        work.resolve("my-install").toString(),
+        "--ignore-not-found",
+        "--wait",
+        "--timeout=120s");
 
     String helm = runDocBlock("helm", fill, work);
     assertThat(helm).contains("successfully rolled out");
