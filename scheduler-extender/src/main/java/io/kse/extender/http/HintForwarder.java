@@ -31,6 +31,7 @@ final class HintForwarder {
   private final Optional<String> token;
   private final Consumer<String> outcome;
   private volatile HttpClient client;
+  private volatile boolean saidNoToken;
 
   /**
    * @param outcome told "forwarded" or "forward_failed" for each hint passed on
@@ -58,6 +59,17 @@ final class HintForwarder {
     int colon = to.get().lastIndexOf(':');
     String host = to.get().substring(0, colon).replace("[", "").replace("]", "");
     int port = Integer.parseInt(to.get().substring(colon + 1));
+    if (token.isEmpty() && !ExtenderServer.isLoopback(host)) {
+      // the writer would refuse it (403): say so once, not once per hint
+      if (!saidNoToken) {
+        saidNoToken = true;
+        LOG.warn(
+            "hint_forward_off to={} reason=\"no KSE_ALLOCATION_HINT_TOKEN_FILE: the writer takes"
+                + " hints from loopback only; give every replica the hint token\"",
+            to.get());
+      }
+      return;
+    }
     client(vertx)
         .request(HttpMethod.POST, port, host, uri)
         .compose(

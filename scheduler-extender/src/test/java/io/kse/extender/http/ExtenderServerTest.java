@@ -656,6 +656,30 @@ class ExtenderServerTest {
     }
   }
 
+  /** Without a hint token the writer off loopback would refuse every hint: none is sent. */
+  @Test
+  void withoutAHintTokenNothingIsPassedOnToAWriterOffLoopback() throws Exception {
+    SimpleMeterRegistry own = new SimpleMeterRegistry();
+    AllocationHintRoute standby =
+        new AllocationHintRoute(
+            recorded,
+            holds,
+            Optional.empty(),
+            new ExtenderMetrics(own),
+            () -> false,
+            () -> Optional.of("192.0.2.1:8889")); // TEST-NET: a send would fail after 1 s
+    server0.allocationHints(standby);
+    try {
+      assertThat(hint("?job=81", null).statusCode()).isEqualTo(202);
+      Thread.sleep(1_500); // nothing may be tried: a negative needs a window
+      assertThat(own.find("kse.allocation.hints").tag("result", "forward_failed").counter())
+          .isNull();
+      assertThat(own.find("kse.allocation.hints").tag("result", "accepted").counter()).isNotNull();
+    } finally {
+      server0.allocationHints(hintsWithToken);
+    }
+  }
+
   static HttpResponse<String> get(String url, String authorization) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
     if (authorization != null) {
