@@ -28,6 +28,23 @@ public final class SlurmClients {
    */
   public static ResilientSlurmClient connect(SlurmConfig config, MeterRegistry registry) {
     SlurmHttp http = http(config);
+    transportMeters(http, registry);
+    java.util.function.Function<ApiVersion, SlurmClient> atVersion =
+        v -> new RestSlurmClient(http, v, config.cadence().listingTimeout());
+    // a pinned version is the operator's choice; a discovered one follows slurmrestd's upgrades
+    SlurmClient rest =
+        config
+            .apiVersion()
+            .map(atVersion)
+            .orElseGet(
+                () ->
+                    new io.kse.slurm.rest.RenegotiatingSlurmClient(
+                        http, VersionProbe.discover(http), atVersion));
+    return new ResilientSlurmClient(rest, config, registry);
+  }
+
+  /** What the transport itself exports: bytes read, and when the token in use expires. */
+  public static void transportMeters(SlurmHttp http, MeterRegistry registry) {
     io.micrometer.core.instrument.FunctionCounter.builder(
             MetricNames.RESPONSE_BYTES, http, h -> (double) h.receivedBytes())
         .description("Bytes of answers read from slurmrestd (bodies), every call")
@@ -43,18 +60,6 @@ public final class SlurmClients {
             "When the Slurm JWT in use expires (its exp claim); NaN: no expiry or unreadable")
         .baseUnit("seconds")
         .register(registry);
-    java.util.function.Function<ApiVersion, SlurmClient> atVersion =
-        v -> new RestSlurmClient(http, v, config.cadence().listingTimeout());
-    // a pinned version is the operator's choice; a discovered one follows slurmrestd's upgrades
-    SlurmClient rest =
-        config
-            .apiVersion()
-            .map(atVersion)
-            .orElseGet(
-                () ->
-                    new io.kse.slurm.rest.RenegotiatingSlurmClient(
-                        http, VersionProbe.discover(http), atVersion));
-    return new ResilientSlurmClient(rest, config, registry);
   }
 
   /** The HTTP transport alone, for tools that pick the version themselves. */
