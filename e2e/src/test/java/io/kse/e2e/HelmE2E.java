@@ -345,15 +345,7 @@ class HelmE2E {
 
     String kustomize = runDocBlock("kustomize", fill, work);
     assertThat(kustomize).contains("successfully rolled out");
-    assertThat(
-            kubectl(
-                "-n",
-                "kube-slurm-extender",
-                "get",
-                "deployment",
-                "kse-scheduler",
-                "-o",
-                "jsonpath={.spec.template.spec.containers[1].image}"))
+    assertThat(deployment("{.spec.template.spec.containers[1].image}"))
         .isEqualTo("registry.example/ml-platform/kse-scheduler-extender:0.1.0");
     // as docs/uninstall.md says: the namespace goes first, taking its objects with it
     kubectl(
@@ -445,6 +437,11 @@ class HelmE2E {
   }
 
   private static String readyReplicas() {
+    return deployment("{.status.readyReplicas}");
+  }
+
+  /** One field of the installed Deployment kse-scheduler (a kubectl JSONPath). */
+  private static String deployment(String jsonPath) {
     return kubectl(
         "-n",
         "kube-slurm-extender",
@@ -452,7 +449,7 @@ class HelmE2E {
         "deployment",
         "kse-scheduler",
         "-o",
-        "jsonpath={.status.readyReplicas}");
+        "jsonpath=" + jsonPath);
   }
 
   /**

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kse.extender.tools.CheckSlurm;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,22 +22,24 @@ public final class Main {
 
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
+  /** One of the jar's tools, as {@code CheckSlurm.run} and {@code Cleanup.run}. */
+  private interface Tool {
+    int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args);
+  }
+
   public static void main(String[] args) throws Exception {
-    if (args.length > 0 && args[0].equals("check-slurm")) {
+    // the jar's tools: each takes the rest of the arguments and exits with its own code
+    Map<String, Tool> tools =
+        Map.of("check-slurm", CheckSlurm::run, "cleanup", io.kse.extender.tools.Cleanup::run);
+    if (args.length > 0 && tools.containsKey(args[0])) {
       System.exit(
-          CheckSlurm.run(
-              System.getenv(),
-              new PrintWriter(System.out, true),
-              new PrintWriter(System.err, true),
-              java.util.Arrays.copyOfRange(args, 1, args.length)));
-    }
-    if (args.length > 0 && args[0].equals("cleanup")) {
-      System.exit(
-          io.kse.extender.tools.Cleanup.run(
-              System.getenv(),
-              new PrintWriter(System.out, true),
-              new PrintWriter(System.err, true),
-              java.util.Arrays.copyOfRange(args, 1, args.length)));
+          tools
+              .get(args[0])
+              .run(
+                  System.getenv(),
+                  new PrintWriter(System.out, true),
+                  new PrintWriter(System.err, true),
+                  java.util.Arrays.copyOfRange(args, 1, args.length)));
     }
     if (args.length > 0 && (args[0].equals("--version") || args[0].equals("version"))) {
       System.out.println("kube-slurm-extender " + BuildInfo.version());

@@ -56,14 +56,7 @@ public final class CheckSlurm implements Callable<Integer> {
   }
 
   public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = new CommandLine(new CheckSlurm(env));
-    cl.setOut(out);
-    cl.setErr(err);
-    cl.setExitCodeExceptionMapper(e -> 2);
-    int code = cl.execute(args);
-    out.flush();
-    err.flush();
-    return code;
+    return Commands.run(new CheckSlurm(env), out, err, args);
   }
 
   @Override

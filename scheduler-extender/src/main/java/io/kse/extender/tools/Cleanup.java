@@ -66,14 +66,8 @@ public final class Cleanup implements Callable<Integer> {
   }
 
   public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = new CommandLine(new Cleanup(env, () -> new KubernetesClientBuilder().build()));
-    cl.setOut(out);
-    cl.setErr(err);
-    cl.setExitCodeExceptionMapper(e -> 2);
-    int code = cl.execute(args);
-    out.flush();
-    err.flush();
-    return code;
+    return Commands.run(
+        new Cleanup(env, () -> new KubernetesClientBuilder().build()), out, err, args);
   }
 
   @Override
@@ -97,7 +91,6 @@ public final class Cleanup implements Callable<Integer> {
               cfg.drainVia() != ExtenderConfig.DrainVia.OFF,
               new PlaceholderOwner(Optional.of(cluster), cfg.slurm().submittingUser()),
               kube,
-              cfg.schedulerName(),
               cfg.leaseNamespace(),
               cfg.leaseName());
       Instant now = Instant.now();

@@ -41,7 +41,6 @@ final class Leftovers {
       boolean drainsMirrored,
       PlaceholderOwner owner,
       KubernetesClient kube,
-      String schedulerName,
       String leaseNamespace,
       String leaseName) {}
 
@@ -115,7 +114,7 @@ final class Leftovers {
                 () -> pods.ungate(PodRef.of(p))));
       }
     }
-    for (String lease : LEASES.apply(w)) {
+    for (String lease : leases(w)) {
       Lease l = w.kube().leases().inNamespace(w.leaseNamespace()).withName(lease).get();
       if (l != null && holder(l, now).isEmpty()) {
         out.add(
@@ -149,8 +148,9 @@ final class Leftovers {
   }
 
   /** The writer's and kube-scheduler's Leases (manifests/base/scheduler-config.yaml). */
-  private static final java.util.function.Function<Where, List<String>> LEASES =
-      w -> List.of(w.leaseName(), "kse-scheduler");
+  private static List<String> leases(Where w) {
+    return List.of(w.leaseName(), "kse-scheduler");
+  }
 
   /**
    * The Leases still held, with their holders: an extender or kube-scheduler still runs there, and
@@ -158,7 +158,7 @@ final class Leftovers {
    */
   static List<String> held(Where w, java.time.Instant now) {
     List<String> out = new ArrayList<>();
-    for (String lease : LEASES.apply(w)) {
+    for (String lease : leases(w)) {
       Lease l = w.kube().leases().inNamespace(w.leaseNamespace()).withName(lease).get();
       if (l != null) {
         holder(l, now).ifPresent(h -> out.add(w.leaseNamespace() + "/" + lease + " held by " + h));

@@ -38,7 +38,6 @@ class LeftoversTest {
         true,
         new PlaceholderOwner(Optional.of(CLUSTER), Optional.of(FakeSlurmClient.USER)),
         client,
-        "slurm-inference",
         "kse",
         "kube-slurm-extender");
   }
