@@ -22,10 +22,12 @@ import java.util.OptionalInt;
 public final class PlacementPolicy {
   private final Policy policy;
   private final TopologyRules topology;
+  private final SliceRules slices;
 
   public PlacementPolicy(Policy policy) {
     this.policy = policy;
     this.topology = new TopologyRules(policy.cluster());
+    this.slices = new SliceRules(policy.cluster());
   }
 
   public Policy policy() {
@@ -138,7 +140,8 @@ public final class PlacementPolicy {
         mem,
         ext,
         l.activeDeadlineSeconds(),
-        dra);
+        dra,
+        l.nodeSelector());
   }
 
   private static boolean sameRequests(PodFacts a, PodFacts b) {
@@ -260,9 +263,10 @@ public final class PlacementPolicy {
 
     int cpus = (int) Math.max(1, (pod.cpuMillis() + 999) / 1000);
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
-    Optional<String> gres = gres(pod, record);
-    boolean exclusive = GpuOwnership.exclusive(policy.cluster(), pod, tier, record);
     int nodes = nodeCount(pod, tier, group, record);
+    Optional<SliceRules.Slice> slice = slices.of(pod, group, nodes, record);
+    Optional<String> gres = gres(pod, slice, record);
+    boolean exclusive = GpuOwnership.exclusive(policy.cluster(), pod, tier, record);
     record.add(
         new Contribution(
             "pod requests",
@@ -276,8 +280,17 @@ public final class PlacementPolicy {
 
     OptionalInt timeLimit = timeLimit(pod, s, record);
 
-    constraint = topology.constraint(pod, tier, group, nodes, constraint, record);
-    TopologyRequest request = topology.request(pod, nodes, record);
+    TopologyRequest request;
+    if (slice.isPresent()) { // the slice is the topology: its feature, one segment per slice
+      constraint = Optional.of(withFeature(constraint, slice.get().feature()));
+      request =
+          slice.get().hosts() > 1
+              ? new TopologyRequest.Segment(slice.get().hosts())
+              : TopologyRequest.NONE;
+    } else {
+      constraint = topology.constraint(pod, tier, group, nodes, constraint, record);
+      request = topology.request(pod, nodes, record);
+    }
     boolean preempting = !tier.mayPreempt().isEmpty();
     Optional<String> stop =
         preempting ? preemptionStop(tier, pod, nodes, ledger, now) : Optional.empty();
@@ -315,14 +328,18 @@ public final class PlacementPolicy {
    * device-plugin pod's GPUs on its own, so only a node no Slurm job shares is safe. Declared
    * unshared: the tier says its nodes never run Slurm jobs beside pods.
    */
-  private Optional<String> gres(PodFacts pod, List<Contribution> record) {
+  private Optional<String> gres(
+      PodFacts pod, Optional<SliceRules.Slice> slice, List<Contribution> record) {
     List<String> parts = new ArrayList<>();
     ClusterSpec c = policy.cluster();
     if (pod.gpus() > 0) {
       parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
     }
+    slice.ifPresent(s -> parts.add(s.gresRequest()));
     for (Map.Entry<String, Long> e : new java.util.TreeMap<>(pod.extendedResources()).entrySet()) {
-      if (e.getKey().equals(PodFacts.GPU) || e.getValue() <= 0) {
+      if (e.getKey().equals(PodFacts.GPU)
+          || e.getKey().equals(slices.resource())
+          || e.getValue() <= 0) {
         continue;
       }
       String gresName = c.extendedResources().get(e.getKey());
@@ -345,6 +362,22 @@ public final class PlacementPolicy {
       }
     }
     return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(",", parts));
+  }
+
+  /** The tier's or pod's constraint, ANDed with a slice's feature; refused when it cannot be. */
+  private static String withFeature(Optional<String> constraint, String feature) {
+    if (constraint.isEmpty()) {
+      return feature;
+    }
+    if (!constraint.get().matches("[A-Za-z0-9_.&-]+")) {
+      throw new Rejected(
+          "constraint \""
+              + constraint.get()
+              + "\" cannot be combined with the TPU slice's feature "
+              + feature
+              + ": only features joined by & can be");
+    }
+    return constraint.get() + "&" + feature;
   }
 
   private OptionalInt timeLimit(PodFacts pod, SlurmSettings s, List<Contribution> record) {

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
  * @param owner the controlling owner, e.g. {@code ReplicaSet/llm-00001-deployment-6d9f}
  * @param draGpus GPUs the pod asks through DRA ResourceClaims of a GPU device class (the extender
  *     allocates those claims from the GPUs Slurm gives the placeholder)
+ * @param nodeSelector the pod's {@code spec.nodeSelector}: a TPU pod names its slice there
  */
 public record PodFacts(
     String namespace,
@@ -29,7 +30,8 @@ public record PodFacts(
     long memoryBytes,
     Map<String, Long> extendedResources,
     OptionalLong activeDeadlineSeconds,
-    long draGpus) {
+    long draGpus,
+    Map<String, String> nodeSelector) {
 
   public static final String GPU = "nvidia.com/gpu";
 
@@ -37,9 +39,10 @@ public record PodFacts(
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
     extendedResources = Map.copyOf(extendedResources);
+    nodeSelector = Map.copyOf(nodeSelector);
   }
 
-  /** A pod that asks no GPU through DRA. */
+  /** A pod that asks no GPU through DRA and selects no nodes. */
   public PodFacts(
       String namespace,
       String name,
@@ -66,7 +69,8 @@ public record PodFacts(
         memoryBytes,
         extendedResources,
         activeDeadlineSeconds,
-        0);
+        0,
+        Map.of());
   }
 
   /** This pod, asking {@code gpus} GPUs through DRA ResourceClaims. */
@@ -84,7 +88,27 @@ public record PodFacts(
         memoryBytes,
         extendedResources,
         activeDeadlineSeconds,
-        gpus);
+        gpus,
+        nodeSelector);
+  }
+
+  /** This pod, with {@code spec.nodeSelector} {@code selector}. */
+  public PodFacts withNodeSelector(Map<String, String> selector) {
+    return new PodFacts(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        priorityClassName,
+        priority,
+        owner,
+        cpuMillis,
+        memoryBytes,
+        extendedResources,
+        activeDeadlineSeconds,
+        draGpus,
+        selector);
   }
 
   /** Every GPU the pod asks, however it asks them: what its placeholder holds per node. */

@@ -83,7 +83,9 @@ public final class PodManifest {
         sum.extended,
         spec.path("activeDeadlineSeconds").canConvertToLong()
             ? OptionalLong.of(spec.path("activeDeadlineSeconds").asLong())
-            : OptionalLong.empty());
+            : OptionalLong.empty(),
+        0,
+        strings(spec.path("nodeSelector")));
   }
 
   /** Requests, falling back to limits per resource (Kubernetes defaults requests to limits). */

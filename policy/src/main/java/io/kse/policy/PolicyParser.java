@@ -10,6 +10,7 @@ import io.kse.policy.model.PreemptionSafety;
 import io.kse.policy.model.SlurmSettings;
 import io.kse.policy.model.Tier;
 import io.kse.policy.model.TierMatch;
+import io.kse.policy.model.TpuSlices;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ import java.util.regex.Pattern;
 public final class PolicyParser {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,62}");
 
   private final List<String> problems = new ArrayList<>();
 
@@ -169,7 +171,8 @@ public final class PolicyParser {
           false,
           Map.of(),
           List.of(),
-          0);
+          0,
+          Optional.empty());
     }
     keys(
         c,
@@ -184,7 +187,8 @@ public final class PolicyParser {
         "blocks",
         "extendedResources",
         "kubernetesOnlyResources",
-        "gpusPerNode");
+        "gpusPerNode",
+        "tpu");
     ClusterSpec.PreemptMode mode =
         text(c, p, "preemptMode")
             .map(m -> enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
@@ -206,7 +210,61 @@ public final class PolicyParser {
         bool(c, p, "blocks", false),
         stringMap(c, p, "extendedResources"),
         strings(c, p, "kubernetesOnlyResources"),
-        gpusPerNode(c, p));
+        gpusPerNode(c, p),
+        c.has("tpu")
+            ? Optional.of(tpu(c.get("tpu"), p + ".tpu", bool(c, p, "blocks", false)))
+            : Optional.empty());
+  }
+
+  /** {@code cluster.tpu}: the label and GRES names (GKE's by default) and the accelerator types. */
+  private TpuSlices tpu(JsonNode t, String p, boolean blocks) {
+    keys(t, p, "resource", "gres", "acceleratorLabel", "topologyLabel", "accelerators");
+    Map<String, TpuSlices.Accelerator> types = new LinkedHashMap<>();
+    JsonNode a = t.path("accelerators");
+    if (!a.isObject() || a.isEmpty()) {
+      problem(p + ".accelerators", "required: the accelerator types, e.g. tpu-v5p-slice: {...}");
+    } else {
+      a.fields()
+          .forEachRemaining(
+              f -> {
+                String q = p + ".accelerators." + f.getKey();
+                JsonNode v = f.getValue();
+                keys(v, q, "chipsPerHost", "feature", "topologies");
+                int chips = integer(v, q, "chipsPerHost").orElse(0);
+                if (chips < 1 || chips > 64) {
+                  problem(q + ".chipsPerHost", "required: the chips on each host, 1..64");
+                }
+                String feature = text(v, q, "feature").orElse("");
+                if (!FEATURE.matcher(feature).matches()) {
+                  problem(
+                      q + ".feature", "required: a Slurm node feature, got \"" + feature + "\"");
+                }
+                List<String> topologies = strings(v, q, "topologies");
+                if (topologies.isEmpty()) {
+                  problem(q + ".topologies", "required: the slice topologies the cluster has");
+                }
+                for (String topo : topologies) {
+                  try {
+                    if (SliceShape.parse(topo).hosts(Math.max(1, chips)) > 1 && !blocks) {
+                      problem(
+                          q + ".topologies",
+                          topo
+                              + " spans several hosts, placed as one topology/block segment:"
+                              + " set cluster.blocks: true (Slurm 23.11+ with topology/block)");
+                    }
+                  } catch (IllegalArgumentException e) {
+                    problem(q + ".topologies", e.getMessage());
+                  }
+                }
+                types.put(f.getKey(), new TpuSlices.Accelerator(chips, feature, topologies));
+              });
+    }
+    return new TpuSlices(
+        text(t, p, "resource").orElse(TpuSlices.GKE_RESOURCE),
+        text(t, p, "gres").orElse("tpu"),
+        text(t, p, "acceleratorLabel").orElse(TpuSlices.GKE_ACCELERATOR_LABEL),
+        text(t, p, "topologyLabel").orElse(TpuSlices.GKE_TOPOLOGY_LABEL),
+        types);
   }
 
   private int gpusPerNode(JsonNode c, String p) {

@@ -439,7 +439,8 @@ class PlacementPolicyTest {
         p.memoryBytes(),
         p.extendedResources(),
         p.activeDeadlineSeconds(),
-        p.draGpus());
+        p.draGpus(),
+        p.nodeSelector());
   }
 
   private Decision group(Optional<String> topologyKey, PodFacts... members) {

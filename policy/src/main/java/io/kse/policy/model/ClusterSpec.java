@@ -26,6 +26,7 @@ import java.util.Optional;
  *     placeholder does not hold them), e.g. {@code hugepages-2Mi}; a trailing {@code *} matches a
  *     prefix. Any other resource no GRES maps to is refused: Slurm would place the pod on a node
  *     that may not have it.
+ * @param tpu the TPU slices the cluster has, if any (see {@link TpuSlices})
  */
 public record ClusterSpec(
     PreemptMode preemptMode,
@@ -38,7 +39,8 @@ public record ClusterSpec(
     boolean blocks,
     Map<String, String> extendedResources,
     List<String> kubernetesOnlyResources,
-    int gpusPerNode) {
+    int gpusPerNode,
+    Optional<TpuSlices> tpu) {
 
   /** The topology key GPU Operator / the NVIDIA DRA driver label GB200 NVLink domains with. */
   public static final String NVIDIA_CLIQUE_LABEL = "nvidia.com/gpu.clique";
