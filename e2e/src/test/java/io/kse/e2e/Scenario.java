@@ -299,6 +299,11 @@ abstract class Scenario {
 
   /** A one-node sbatch job asking {@code gpus} GPUs, the node to itself if {@code exclusive}. */
   long sbatch(String partition, String node, int gpus, boolean exclusive) {
+    return sbatch(partition, node, "gpu:h100:" + gpus, exclusive);
+  }
+
+  /** A one-node sbatch job asking {@code gres} (e.g. {@code tpu:4}) on {@code node} if given. */
+  long sbatch(String partition, String node, String gres, boolean exclusive) {
     LocalSlurmCluster c = stack.slurmCluster();
     List<String> cmd =
         new ArrayList<>(
@@ -308,7 +313,7 @@ abstract class Scenario {
                 "-p",
                 partition,
                 "-N1",
-                "--gres=gpu:h100:" + gpus,
+                "--gres=" + gres,
                 "-J",
                 "e2e-" + partition,
                 "-o",

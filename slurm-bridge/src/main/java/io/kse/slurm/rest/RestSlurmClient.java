@@ -22,9 +22,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@link SlurmClient} over slurmrestd, for one API version. No retries here: see the decorator. */
 public final class RestSlurmClient implements SlurmClient {
+  private static final Logger LOG = LoggerFactory.getLogger(RestSlurmClient.class);
   private final SlurmHttp http;
   private final ApiVersion version;
   private final RequestBodies bodies;
@@ -63,8 +66,20 @@ public final class RestSlurmClient implements SlurmClient {
     // returns while a job that must preempt is still pending, and Slurm then kills it as an
     // interactive job whose client went away, after its victim was requeued for nothing
     String endpoint = "job/submit";
-    JsonNode resp = http.post(what, path(endpoint), bodies.submit(job)).body();
-    long id = resp.path("job_id").asLong(resp.path("result").path("job_id").asLong(0));
+    // a job id in an error answer means the job exists: slurmctld created it and only its first
+    // scheduling attempt failed (26.05 answers 500 "No suitable topology unit found" for a
+    // topology/block segment that has no free block yet, the job pending in the queue)
+    SlurmHttp.Response answer =
+        http.post(what, path(endpoint), bodies.submit(job), r -> submittedId(r) > 0);
+    JsonNode resp = answer.body();
+    long id = submittedId(resp);
+    if (answer.status() != 200 && id > 0) {
+      LOG.info(
+          "submit_noted slurmJob={} status={} notes={}",
+          id,
+          answer.status(),
+          SlurmErrors.errors(resp));
+    }
     if (id <= 0) {
       // 200 without a job id: Slurm put the reason in errors[] (with a job id it is only a note,
       // e.g. 2042 "Job is in held state")
@@ -72,6 +87,10 @@ public final class RestSlurmClient implements SlurmClient {
           what + " failed: no job id in the answer: " + SlurmErrors.errors(resp));
     }
     return id;
+  }
+
+  private static long submittedId(JsonNode resp) {
+    return resp.path("job_id").asLong(resp.path("result").path("job_id").asLong(0));
   }
 
   @Override

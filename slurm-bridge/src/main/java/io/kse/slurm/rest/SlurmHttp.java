@@ -74,7 +74,7 @@ public final class SlurmHttp {
   }
 
   public Response get(String what, String path) {
-    return send(what, "GET", path, null, null);
+    return send(what, "GET", path, null, null, a -> false);
   }
 
   /**
@@ -84,21 +84,39 @@ public final class SlurmHttp {
    * in a burst. The rest is skipped while reading.
    */
   public Response get(String what, String path, String array, Set<String> keep) {
-    return send(what, "GET", path, null, new Pruning(array, keep));
+    return send(what, "GET", path, null, new Pruning(array, keep), a -> false);
   }
 
   private record Pruning(String array, Set<String> keep) {}
 
   public Response delete(String what, String path) {
-    return send(what, "DELETE", path, null, null);
+    return send(what, "DELETE", path, null, null, a -> false);
   }
 
   public Response post(String what, String path, JsonNode body) {
-    return send(what, "POST", path, body, null);
+    return send(what, "POST", path, body, null, a -> false);
   }
 
-  /** Sends one request; any answer but 200/304 becomes a typed exception. */
-  Response send(String what, String method, String path, JsonNode body, Pruning pruning) {
+  /**
+   * A POST whose error answer is still an answer when {@code done} says so of its body: the request
+   * took effect and the errors only describe what followed (the caller reads them).
+   */
+  public Response post(
+      String what, String path, JsonNode body, java.util.function.Predicate<JsonNode> done) {
+    return send(what, "POST", path, body, null, done);
+  }
+
+  /**
+   * Sends one request; any answer but 200/304 becomes a typed exception, unless {@code done} says
+   * its body shows the request took effect.
+   */
+  Response send(
+      String what,
+      String method,
+      String path,
+      JsonNode body,
+      Pruning pruning,
+      java.util.function.Predicate<JsonNode> done) {
     String token = tokens.token();
     long start = System.nanoTime();
     // bytes, not a String: Jackson reads UTF-8 directly, without a decoded copy of the body
@@ -116,6 +134,9 @@ public final class SlurmHttp {
     JsonNode parsed = parse(resp.body(), ok ? pruning : null);
     if (ok && parsed != null) {
       return new Response(200, parsed);
+    }
+    if (parsed != null && done.test(parsed)) {
+      return new Response(resp.statusCode(), parsed);
     }
     throw SlurmErrors.classify(
         what,

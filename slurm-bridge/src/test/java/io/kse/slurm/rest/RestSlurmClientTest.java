@@ -205,6 +205,44 @@ class RestSlurmClientTest {
         .hasMessageContaining("Requested node configuration is not available");
   }
 
+  /**
+   * Issue 45, seen live on 26.05.5: a topology/block segment with no free block yet is answered 500
+   * "No suitable topology unit found" with the id of the job slurmctld created, pending in the
+   * queue. That job is ours: refusing it would tell the pod its placement was rejected while its
+   * placeholder waits for a block.
+   */
+  @Test
+  void aSubmitAnsweredWithAnErrorAndAJobIdCreatedTheJob() {
+    restd.on(
+        "POST /slurm/v0.0.45/job/submit",
+        new Answer(500, Fixtures.text("v0.0.45", "submit-500-segment-pending.json"), 0));
+    long id =
+        client(ApiVersion.V0045)
+            .submit(
+                JobSubmission.builder(new PlaceholderTag("ns", "tpu", "u-1"))
+                    .nodes(4)
+                    .segmentSize(4)
+                    .build());
+    assertThat(id).isEqualTo(28);
+  }
+
+  @Test
+  void aSubmitAnsweredWithAnErrorAndNoJobIdIsStillRefused() {
+    restd.on(
+        "POST /slurm/v0.0.45/job/submit",
+        new Answer(
+            500,
+            "{\"errors\":[{\"error_number\":2014,\"error\":\"Requested node configuration is"
+                + " not available\"}]}",
+            0));
+    assertThatThrownBy(
+            () ->
+                client(ApiVersion.V0045)
+                    .submit(JobSubmission.builder(new PlaceholderTag("a", "b", "c")).build()))
+        .isInstanceOf(SlurmRejectedException.class)
+        .hasMessageContaining("Requested node configuration is not available");
+  }
+
   @Test
   void readsJobsIncrementallyAndReports304AsUnchanged() {
     restd.on("GET /slurm/v0.0.44/jobs/", Answer.ok(Fixtures.text("v0.0.44", "jobs.json")));
