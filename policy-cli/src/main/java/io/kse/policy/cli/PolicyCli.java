@@ -260,19 +260,48 @@ public final class PolicyCli {
         description = "node list for partitions (default ALL)")
     String nodes;
 
+    @Option(
+        names = "--tpu-slices",
+        paramLabel = "TYPE:TOPOLOGY:COUNT[,...]",
+        description =
+            "also the TPU hosts of this layout (docs/tpu.md): node lines, gres.conf, one"
+                + " topology/block block per slice and each host's Kubernetes labels")
+    String tpuSlices;
+
+    @Option(
+        names = "--tpu-host-prefix",
+        defaultValue = "tpu-host-",
+        description = "TPU host names: PREFIX0, PREFIX1, ... (default tpu-host-)")
+    String tpuHostPrefix;
+
+    @Option(
+        names = "--tpu-devices",
+        defaultValue = "/dev/accel[0-3]",
+        description = "the chips' device files on each host (default /dev/accel[0-3])")
+    String tpuDevices;
+
     @Parameters(index = "0", paramLabel = "POLICY")
     Path policy;
 
     @Override
     public Integer call() {
       try {
-        spec.commandLine()
-            .getOut()
-            .print(
-                SlurmRenderer.render(PolicyParser.parse(read(policy), policy.toString()), nodes));
+        io.kse.policy.model.Policy p = PolicyParser.parse(read(policy), policy.toString());
+        spec.commandLine().getOut().print(SlurmRenderer.render(p, nodes));
+        if (tpuSlices != null) {
+          spec.commandLine()
+              .getOut()
+              .print(
+                  "\n"
+                      + io.kse.policy.TpuLayout.parse(p, tpuSlices)
+                          .render(tpuHostPrefix, tpuDevices));
+        }
         return OK;
       } catch (PolicyValidationException e) {
         spec.commandLine().getErr().println(e.getMessage());
+        return INVALID;
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("error: --tpu-slices " + e.getMessage());
         return INVALID;
       }
     }
