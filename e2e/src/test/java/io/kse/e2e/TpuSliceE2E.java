@@ -269,6 +269,90 @@ class TpuSliceE2E extends Scenario {
     assertThat(pods()).allMatch(p -> p.getSpec().getNodeName() == null);
   }
 
+  /**
+   * A TPU host relabelled in Kubernetes as a host of another slice topology: the extender tells it
+   * on the node (Warning Event TopologyDrift, naming both sides) and {@code check-slurm
+   * --kubernetes} lists it; the label put back, check-slurm finds nothing.
+   */
+  @Test
+  void aHostRelabelledAgainstSlurmIsFoundByTheExtenderAndByCheckSlurm() throws Exception {
+    String host = "tpu-host-3";
+    String topology = "cloud.google.com/gke-tpu-topology";
+    kube.nodes()
+        .withName(host)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put(topology, "2x4x4");
+              return n;
+            });
+    try {
+      await("a TopologyDrift Event on " + host)
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(2))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          kube.v1()
+                              .events()
+                              .inNamespace("default")
+                              .withField("involvedObject.name", host)
+                              .list()
+                              .getItems())
+                      .anySatisfy(
+                          e -> {
+                            assertThat(e.getReason()).isEqualTo("TopologyDrift");
+                            assertThat(e.getMessage())
+                                .contains("gke-tpu-topology=2x4x4")
+                                .contains("Slurm's slice feature tpu-v5p-2x2x4");
+                          }));
+      CheckSlurmRun drift = checkSlurm();
+      assertThat(drift.exit()).as(drift.out()).isEqualTo(1);
+      assertThat(drift.out())
+          .contains("DIFF node " + host + ": Kubernetes labels")
+          .contains("(Slurm feature tpu-v5p-2x4x4), Slurm's slice feature tpu-v5p-2x2x4");
+    } finally {
+      kube.nodes()
+          .withName(host)
+          .edit(
+              n -> {
+                n.getMetadata().getLabels().put(topology, "2x2x4");
+                return n;
+              });
+    }
+    CheckSlurmRun agreed = checkSlurm();
+    assertThat(agreed.exit()).as(agreed.out()).isZero();
+  }
+
+  record CheckSlurmRun(int exit, String out) {}
+
+  /** check-slurm --kubernetes against the stack's Slurm, policy and Kubernetes. */
+  CheckSlurmRun checkSlurm() {
+    var c = stack.slurmCluster();
+    java.io.StringWriter out = new java.io.StringWriter();
+    String previous = System.getProperty("kubeconfig");
+    System.setProperty("kubeconfig", stack.dir().resolve("admin.kubeconfig").toString());
+    try {
+      int exit =
+          io.kse.extender.tools.CheckSlurm.run(
+              Map.of(
+                  "KSE_SLURM_URL", c.restUrl().toString(),
+                  "KSE_SLURM_USER", c.env("KSE_LAB_JWT_USER"),
+                  "KSE_SLURM_JWT_FILE", c.env("KSE_LAB_JWT_FILE")),
+              new java.io.PrintWriter(out, true),
+              new java.io.PrintWriter(out, true),
+              "--policy",
+              stack.dir().resolve("policy.yaml").toString(),
+              "--kubernetes");
+      return new CheckSlurmRun(exit, out.toString());
+    } finally {
+      if (previous == null) {
+        System.clearProperty("kubeconfig");
+      } else {
+        System.setProperty("kubeconfig", previous);
+      }
+    }
+  }
+
   void awaitRunning(long... ids) {
     List<Long> all = new ArrayList<>();
     for (long id : ids) {

@@ -105,6 +105,7 @@ public final class ExtenderService implements AutoCloseable {
   private final BooleanSupplier synced;
   private final PlacementReconciler reconciler;
   private final NodeSync nodeSync;
+  private final io.kse.extender.k8s.TopologyCheck topologyCheck;
   private final ExtenderServer routes;
   private final io.kse.slurm.cache.AllocationHints hints;
   private final SavedLedger savedLedger;
@@ -181,6 +182,15 @@ public final class ExtenderService implements AutoCloseable {
     NodeAdmin nodeAdmin = NodeAdmins.of(cfg, slurm);
     this.nodeSync =
         new NodeSync(kubeNodes, cache, cache::refreshNodes, nodeAdmin, nodeNames, isWriter);
+    this.topologyCheck =
+        new io.kse.extender.k8s.TopologyCheck(
+            kubeNodes,
+            cache::nodes,
+            nodeNames,
+            () -> policy.policy().cluster(),
+            kubeNodes::warn,
+            clock);
+    metrics.topologyDrift(() -> topologyCheck.differences().size());
     ExtenderConfig.Http h = cfg.http();
     this.routes =
         new ExtenderServer(
@@ -488,6 +498,13 @@ public final class ExtenderService implements AutoCloseable {
   }
 
   private void syncAllNodes() {
+    if (isWriter.getAsBoolean()) { // one replica tells the differences
+      try {
+        topologyCheck.checkIfDue();
+      } catch (RuntimeException e) {
+        LOG.warn("topology_check_failed error={}", e.toString());
+      }
+    }
     if (cfg.drainVia() != ExtenderConfig.DrainVia.OFF) {
       try {
         nodeSync.reconcileAll();

@@ -40,7 +40,9 @@ public enum EventReason {
   /** Slurm preempted a job for this pod's placeholder. */
   PREEMPTED("PreemptedSlurmJob", false),
   /** Two Kubernetes nodes claim one Slurm node (on the nodes). */
-  NODE_MAPPING_CONFLICT("SlurmNodeMappingConflict", true);
+  NODE_MAPPING_CONFLICT("SlurmNodeMappingConflict", true),
+  /** Kubernetes' topology labels on a node disagree with Slurm's features (on the node). */
+  TOPOLOGY_DRIFT("TopologyDrift", true);
 
   private final String reason;
   private final boolean warning;

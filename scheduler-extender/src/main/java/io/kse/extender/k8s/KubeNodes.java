@@ -3,12 +3,28 @@ package io.kse.extender.k8s;
 import java.util.Collection;
 import java.util.Optional;
 
-/** Kubernetes nodes as the drain sync needs them, and the one change it makes to them: a taint. */
+/**
+ * Kubernetes nodes as the drain sync and the topology check need them, and the one change the sync
+ * makes to them: a taint.
+ */
 public interface KubeNodes {
   /**
    * @param ourTaint the value of our {@value WellKnown#TAINT_KEY} taint, if the node has it
+   * @param labels its labels (the topology ones are compared with Slurm's)
    */
-  record KubeNode(String name, boolean cordoned, Optional<String> ourTaint) {}
+  record KubeNode(
+      String name,
+      boolean cordoned,
+      Optional<String> ourTaint,
+      java.util.Map<String, String> labels) {
+    public KubeNode {
+      labels = java.util.Map.copyOf(labels);
+    }
+
+    public KubeNode(String name, boolean cordoned, Optional<String> ourTaint) {
+      this(name, cordoned, ourTaint, java.util.Map.of());
+    }
+  }
 
   Collection<KubeNode> nodes();
 

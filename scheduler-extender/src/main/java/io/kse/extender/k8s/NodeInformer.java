@@ -89,33 +89,38 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
             + " or node name): no pod is placed on it until only one claims it";
     LOG.warn("node_mapping_conflict slurmNode={} kubernetesNodes={}", slurm, claimants);
     for (String k : claimants) {
-      try {
-        client
-            .v1()
-            .events()
-            .inNamespace("default")
-            .resource(
-                new io.fabric8.kubernetes.api.model.EventBuilder()
-                    .withNewMetadata()
-                    .withGenerateName(k + ".kse-")
-                    .withNamespace("default")
-                    .endMetadata()
-                    .withNewInvolvedObject()
-                    .withKind("Node")
-                    .withApiVersion("v1")
-                    .withName(k)
-                    .endInvolvedObject()
-                    .withType("Warning")
-                    .withReason(EventReason.NODE_MAPPING_CONFLICT.reason())
-                    .withMessage(why)
-                    .withNewSource()
-                    .withComponent("kube-slurm-extender")
-                    .endSource()
-                    .build())
-            .create();
-      } catch (KubernetesClientException e) {
-        LOG.debug("node_event_failed node={} error={}", k, e.getMessage());
-      }
+      warn(k, EventReason.NODE_MAPPING_CONFLICT, why);
+    }
+  }
+
+  /** A Warning Event on Kubernetes node {@code k}; a refusal is logged, never thrown. */
+  public void warn(String k, EventReason reason, String why) {
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace("default")
+          .resource(
+              new io.fabric8.kubernetes.api.model.EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(k + ".kse-")
+                  .withNamespace("default")
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withKind("Node")
+                  .withApiVersion("v1")
+                  .withName(k)
+                  .endInvolvedObject()
+                  .withType("Warning")
+                  .withReason(reason.reason())
+                  .withMessage(why)
+                  .withNewSource()
+                  .withComponent("kube-slurm-extender")
+                  .endSource()
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      LOG.debug("node_event_failed node={} error={}", k, e.getMessage());
     }
   }
 
@@ -157,7 +162,11 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
                 .filter(t -> WellKnown.TAINT_KEY.equals(t.getKey()))
                 .map(t -> t.getValue() == null ? "" : t.getValue())
                 .findFirst();
-    return new KubeNode(n.getMetadata().getName(), cordoned, taint);
+    return new KubeNode(
+        n.getMetadata().getName(),
+        cordoned,
+        taint,
+        n.getMetadata().getLabels() == null ? java.util.Map.of() : n.getMetadata().getLabels());
   }
 
   @Override

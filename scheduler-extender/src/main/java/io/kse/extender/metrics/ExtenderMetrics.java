@@ -161,6 +161,18 @@ public final class ExtenderMetrics {
         .register(registry);
   }
 
+  /**
+   * {@code kse_topology_drift}: how many differences between Kubernetes' topology labels and
+   * Slurm's node features the last check found (KseTopologyDrift).
+   */
+  public void topologyDrift(java.util.function.IntSupplier differences) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "kse.topology.drift", differences, d -> d.getAsInt())
+        .description(
+            "Differences between the nodes' topology labels in Kubernetes and Slurm's features")
+        .register(registry);
+  }
+
   /** Policy reloads by result (applied, rejected): {@code kse_policy_reloads_total}. */
   public void policyReload(String result) {
     count("kse.policy.reloads", "Policy reloads by result", "result", result);

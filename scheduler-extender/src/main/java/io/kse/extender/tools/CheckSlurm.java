@@ -5,6 +5,7 @@ import io.kse.policy.PolicyValidationException;
 import io.kse.policy.drift.LivePartition;
 import io.kse.policy.drift.LiveQos;
 import io.kse.policy.drift.SlurmDrift;
+import io.kse.policy.drift.TopologyDrift;
 import io.kse.policy.model.ClusterSpec;
 import io.kse.policy.model.Policy;
 import io.kse.slurm.SlurmClient;
@@ -39,6 +40,13 @@ public final class CheckSlurm implements Callable<Integer> {
 
   @Option(names = "--policy", required = true, paramLabel = "FILE")
   Path policyFile;
+
+  @Option(
+      names = "--kubernetes",
+      description =
+          "also compare the nodes' topology labels in Kubernetes (the kubeconfig or in-cluster"
+              + " account in use; needs to list nodes) with Slurm's features and GRES")
+  boolean kubernetes;
 
   private final Map<String, String> env;
 
@@ -98,7 +106,10 @@ public final class CheckSlurm implements Callable<Integer> {
                                 q.name(), q.preempts(), q.graceTime(), q.preemptExemptTime()))
                     .toList());
       }
-      List<String> diffs = SlurmDrift.differences(policy, parts, qos);
+      List<String> diffs = new java.util.ArrayList<>(SlurmDrift.differences(policy, parts, qos));
+      if (kubernetes) {
+        diffs.addAll(topology(policy, slurm));
+      }
       List<String> real = diffs.stream().filter(d -> !d.startsWith("note: ")).toList();
       diffs.forEach(d -> out.println((d.startsWith("note: ") ? "" : "DIFF ") + d));
       out.printf(
@@ -111,6 +122,37 @@ public final class CheckSlurm implements Callable<Integer> {
     } catch (SlurmException e) {
       err.println("error: " + e.getMessage());
       return 2;
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      err.println("error: cannot list the Kubernetes nodes: " + e.getMessage());
+      return 2;
+    }
+  }
+
+  /** Where the nodes' topology labels disagree with Slurm ({@link TopologyDrift}). */
+  private static List<String> topology(Policy policy, SlurmClient slurm) {
+    List<TopologyDrift.SlurmSide> s =
+        slurm.nodes().stream()
+            .map(n -> new TopologyDrift.SlurmSide(n.name(), n.features(), n.gres()))
+            .toList();
+    try (io.fabric8.kubernetes.client.KubernetesClient kube =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
+      List<TopologyDrift.KubeSide> k =
+          kube.nodes().list().getItems().stream()
+              .map(
+                  n -> {
+                    Map<String, String> labels =
+                        n.getMetadata().getLabels() == null
+                            ? Map.of()
+                            : n.getMetadata().getLabels();
+                    // the Slurm node it is: its label, else its own name (as the extender maps)
+                    String name =
+                        labels.getOrDefault(
+                            io.kse.extender.k8s.WellKnown.SLURM_NODE_LABEL,
+                            n.getMetadata().getName());
+                    return new TopologyDrift.KubeSide(name, labels);
+                  })
+              .toList();
+      return TopologyDrift.differences(policy.cluster(), s, k);
     }
   }
 }
