@@ -53,6 +53,7 @@ class MetricsReferenceTest {
           "refused",
           "eviction",
           "policyRejecting",
+          "topologyDrift",
           "policyReload",
           "allocationHint",
           "gpuHold",
@@ -76,6 +77,7 @@ class MetricsReferenceTest {
     m.refused("Busy");
     m.eviction("evicted");
     m.policyRejecting(() -> false);
+    m.topologyDrift(() -> 0);
     m.policyReload("applied");
     m.allocationHint("accepted");
     m.gpuHold("hold");
