@@ -39,11 +39,16 @@ class TpuSliceE2E extends Scenario {
 
   /** A LeaderWorkerSet of {@code replicas} groups of {@code size} TPU hosts of {@code topology}. */
   void tpuServer(String name, int replicas, int size, String topology) {
+    tpuServer(name, replicas, size, topology, "{}");
+  }
+
+  /** The same, with the LeaderWorkerSet's own annotations (e.g. exclusive-topology). */
+  void tpuServer(String name, int replicas, int size, String topology, String annotations) {
     String yaml =
         """
         apiVersion: leaderworkerset.x-k8s.io/v1
         kind: LeaderWorkerSet
-        metadata: {name: %s, namespace: %s}
+        metadata: {name: %s, namespace: %s, annotations: %s}
         spec:
           replicas: %d
           leaderWorkerTemplate:
@@ -61,7 +66,7 @@ class TpuSliceE2E extends Scenario {
                     image: registry.example/jetstream:1
                     resources: {limits: {google.com/tpu: "4"}}
         """
-            .formatted(name, ns, replicas, size, topology);
+            .formatted(name, ns, annotations, replicas, size, topology);
     kube.genericKubernetesResources("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
         .inNamespace(ns)
         .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
@@ -130,9 +135,19 @@ class TpuSliceE2E extends Scenario {
     return slicesHeld;
   }
 
+  /**
+   * As GKE's TPU examples write it: LWS exclusive-topology on the node pool, so LWS creates the
+   * workers once the leader is bound and keeps them in the leader's pool (pod affinity); the job
+   * asks the whole slice from the leader alone.
+   */
   @Test
   void aFourHostSliceServerIsPlacedWholeOnOneBlock() {
-    tpuServer("jetstream", 1, 4, "2x2x4");
+    tpuServer(
+        "jetstream",
+        1,
+        4,
+        "2x2x4",
+        "{leaderworkerset.sigs.k8s.io/exclusive-topology: " + NODEPOOL + "}");
     List<Pod> bound = awaitAllBound(4);
     Set<String> slices = assertWholeSlices(bound, 4);
     assertThat(slices).hasSize(1).isSubsetOf("slice-0", "slice-1");

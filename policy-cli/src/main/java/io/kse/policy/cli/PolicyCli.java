@@ -287,21 +287,21 @@ public final class PolicyCli {
     public Integer call() {
       try {
         io.kse.policy.model.Policy p = PolicyParser.parse(read(policy), policy.toString());
-        spec.commandLine().getOut().print(SlurmRenderer.render(p, nodes));
+        String tpu = "";
         if (tpuSlices != null) {
-          spec.commandLine()
-              .getOut()
-              .print(
-                  "\n"
-                      + io.kse.policy.TpuLayout.parse(p, tpuSlices)
-                          .render(tpuHostPrefix, tpuDevices));
+          try {
+            tpu =
+                "\n"
+                    + io.kse.policy.TpuLayout.parse(p, tpuSlices).render(tpuHostPrefix, tpuDevices);
+          } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("error: --tpu-slices " + e.getMessage());
+            return INVALID;
+          }
         }
+        spec.commandLine().getOut().print(SlurmRenderer.render(p, nodes) + tpu);
         return OK;
       } catch (PolicyValidationException e) {
         spec.commandLine().getErr().println(e.getMessage());
-        return INVALID;
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println("error: --tpu-slices " + e.getMessage());
         return INVALID;
       }
     }

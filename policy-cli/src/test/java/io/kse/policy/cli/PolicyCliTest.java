@@ -167,6 +167,20 @@ class PolicyCliTest {
   }
 
   @Test
+  void renderSlurmPrintsATpuLayoutOrSaysWhatIsWrongWithIt() {
+    assertThat(run("render-slurm", "--tpu-slices", "tpu-v5p-slice:2x2x4:1", ex("tpu.yaml")))
+        .isZero();
+    assertThat(out.toString())
+        .contains("NodeName=tpu-host-[0-3] Gres=tpu:4 Features=tpu-v5p-2x2x4")
+        .contains("BlockName=slice-0 Nodes=tpu-host-[0-3]");
+    assertThat(run("render-slurm", "--tpu-slices", "tpu-v5p-slice:9x9:1", ex("tpu.yaml")))
+        .isEqualTo(PolicyCli.INVALID);
+    assertThat(err.toString())
+        .contains("error: --tpu-slices")
+        .contains("no tpu-v5p-slice topology 9x9");
+  }
+
+  @Test
   void traceSynthWritesASeededTraceThatCheckReads(@TempDir Path dir) throws Exception {
     assertThat(run("trace", "synth", "--seed", "7", "--hours", "2")).isZero();
     String first = out.toString();
