@@ -116,46 +116,28 @@ class OutageE2E extends Scenario {
   void aSlurmNodeDownUnderABoundPodEvictsItAndTaintsTheNodeUntilItIsBack() throws Exception {
     Pod p = awaitBound(create(inferencePod("on-failing", 8)).getMetadata().getName());
     String node = p.getSpec().getNodeName();
-    String slurmd = "slurmd.* -N " + node + "( |$)";
-    // the job's step daemon too (batch placeholders have one): on 26.05 any message from the node
-    // returns it to service (ReturnToService=2), and a running step's messages count
-    String stepd = "slurmstepd: \\[" + placeholderOf(p).id() + "\\.";
     // a node that fails under a running pod, not within its job's first second: 26.05 handles the
     // launch's answer at the next second and that answer returns a DOWN node to service
     // (ReturnToService=2; slurmctld.log "node_did_resp: node … returned to service")
     Thread.sleep(2_000);
-    try {
-      signal("-STOP", slurmd); // the node's daemons stop answering, as a crashed node's would
-      signalIfRunning("-STOP", stepd);
-      cluster.cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
-      await("the pod evicted")
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                Pod now = pod("on-failing");
-                return now == null || now.getMetadata().getDeletionTimestamp() != null;
-              });
-      await(node + " tainted while Slurm has it down")
-          .atMost(Duration.ofSeconds(20))
-          .until(() -> ourTaint(node).filter(v -> v.startsWith("down")).isPresent());
-    } finally {
-      signalIfRunning("-CONT", stepd);
-      signal("-CONT", slurmd);
-      cluster.resumeNode(node);
-    }
+    whileSlurmNodeIsDown(
+        node,
+        placeholderOf(p).id(),
+        () -> {
+          await("the pod evicted")
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> {
+                    Pod now = pod("on-failing");
+                    return now == null || now.getMetadata().getDeletionTimestamp() != null;
+                  });
+          await(node + " tainted while Slurm has it down")
+              .atMost(Duration.ofSeconds(20))
+              .until(() -> ourTaint(node).filter(v -> v.startsWith("down")).isPresent());
+        });
     await(node + " untainted once Slurm has it back")
         .atMost(Duration.ofSeconds(60))
         .until(() -> ourTaint(node).isEmpty());
-  }
-
-  private static void signal(String sig, String pattern) throws Exception {
-    Process p = new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start();
-    assertThat(p.waitFor()).as("pkill " + sig + " -f '" + pattern + "' found the daemon").isZero();
-  }
-
-  /** As {@link #signal}, for a process that may not exist (external placeholders have no step). */
-  private static void signalIfRunning(String sig, String pattern) throws Exception {
-    new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start().waitFor();
   }
 
   private SlurmNode slurmNode(String name) {

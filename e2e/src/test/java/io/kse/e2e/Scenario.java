@@ -332,6 +332,45 @@ abstract class Scenario {
     return id;
   }
 
+  /** Sends {@code sig} to the processes matching {@code pattern}; there must be one. */
+  static void signal(String sig, String pattern) throws Exception {
+    Process p = new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start();
+    assertThat(p.waitFor()).as("pkill " + sig + " -f '" + pattern + "' found the daemon").isZero();
+  }
+
+  /** As {@link #signal}, for a process that may not exist (external placeholders have no step). */
+  static void signalIfRunning(String sig, String pattern) throws Exception {
+    new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start().waitFor();
+  }
+
+  /**
+   * Slurm node {@code node} fails (its slurmd and the job steps there stop answering, Slurm sets it
+   * DOWN) while {@code body} runs; then it answers again and is resumed.
+   */
+  void whileSlurmNodeIsDown(String node, long jobOnIt, ThrowingRunnable body) throws Exception {
+    String slurmd = "slurmd.* -N " + node + "( |$)";
+    // the job's step daemon too (batch placeholders have one): on 26.05 any message from the node
+    // returns it to service (ReturnToService=2), and a running step's messages count
+    String stepd = "slurmstepd: \\[" + jobOnIt + "\\.";
+    try {
+      signal("-STOP", slurmd); // the node's daemons stop answering, as a crashed node's would
+      signalIfRunning("-STOP", stepd);
+      stack
+          .slurmCluster()
+          .cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
+      body.run();
+    } finally {
+      signalIfRunning("-CONT", stepd);
+      signal("-CONT", slurmd);
+      stack.slurmCluster().resumeNode(node);
+    }
+  }
+
+  /** A step of a scenario that may throw. */
+  interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
   /** Cancels the jobs this scenario submitted with sbatch so far (with scancel, as root). */
   void cancelSbatchJobs() {
     if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them

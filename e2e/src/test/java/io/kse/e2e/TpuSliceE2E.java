@@ -260,6 +260,46 @@ class TpuSliceE2E extends Scenario {
         .isTrue();
   }
 
+  /**
+   * A host of a running slice fails (Slurm sets it DOWN and ends the job): the group is handled as
+   * any group losing a member — every member evicted, the recreated members placed whole on the
+   * other 2x2x4 slice by a new job, never on the failed host.
+   */
+  @Test
+  void aSliceWhoseHostFailsMovesWholeToTheOtherSlice() throws Exception {
+    assumeTrue(stack.managed(), "stops a slurmd: needs the local Slurm cluster");
+    tpuServer("moving", 1, 4, "2x2x4");
+    List<Pod> first = awaitAllBound(4);
+    SlurmJob job = groupJobs().get("lws/moving/0");
+    String failing = job.nodes().get(2);
+    String before = sliceOf(failing);
+    Set<String> firstUids =
+        first.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    Thread.sleep(2_000); // not within the job's first second (see OutageE2E)
+    whileSlurmNodeIsDown(
+        failing,
+        job.id(),
+        () ->
+            await("the group placed again, whole, on the other slice")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                    () -> {
+                      List<Pod> now = pods();
+                      assertThat(now).hasSize(4);
+                      assertThat(now)
+                          .allSatisfy(
+                              p -> {
+                                assertThat(firstUids).doesNotContain(p.getMetadata().getUid());
+                                assertThat(p.getSpec().getNodeName()).isNotNull();
+                              });
+                      SlurmJob again = groupJobs().get("lws/moving/0");
+                      assertThat(again.id()).isNotEqualTo(job.id());
+                      assertThat(again.nodes()).doesNotContain(failing);
+                      assertThat(assertWholeSlices(now, 4)).doesNotContain(before);
+                    }));
+  }
+
   /** Bad input is refused on the pod (Event and condition), and no placeholder is submitted. */
   @Test
   void aSliceTopologyThatDoesNotParseIsRefusedOnThePodWithoutAPlaceholder() {
