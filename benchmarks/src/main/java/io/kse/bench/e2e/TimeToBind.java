@@ -45,6 +45,7 @@ import java.util.function.Function;
  *      [--only our-part]   # warm-up, then only our own part (wake-up → bound), e.g. at 5,000 nodes
  *      [--warm-up-pods N]  # then N more pods (bursts of --pods), and the burst again: "warm"
  *      [--only warm]       # only that: N pods, then the measured burst (e.g. to compare builds)
+ *      [--only tpu-slices] # on a stack with --tpu-blocks 4,4,8: a 4-host slice, a 2x4 multislice
  *      [--jfr FILE]        # a JFR recording of the extender over the warm burst (jcmd)
  * </pre>
  */
@@ -78,7 +79,7 @@ public final class TimeToBind {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
               + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]"
-              + " [--only our-part] [--warm-up-pods N] [--only warm] [--jfr FILE]");
+              + " [--only our-part] [--warm-up-pods N] [--only warm] [--only tpu-slices] [--jfr FILE]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
@@ -90,6 +91,12 @@ public final class TimeToBind {
     try {
       if ("warm".equals(a.get("only"))) { // a long-running extender's cost per pod, alone
         b.warm(pods, gpus, warmUpPods, jfr);
+        b.kube.close();
+        System.exit(0);
+      }
+      if ("tpu-slices".equals(a.get("only"))) { // a stack with --tpu-blocks 4,4,8 (issue 45)
+        b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
+        b.tpuSlices(5);
         b.kube.close();
         System.exit(0);
       }
@@ -156,7 +163,7 @@ public final class TimeToBind {
       }
       if (a.containsKey("groups")) { // e.g. 2,8: group sizes, 5 groups of each
         for (String size : a.get("groups").split(",")) {
-          b.groups(Integer.parseInt(size.trim()), 5);
+          b.groups(Integer.parseInt(size.trim()), 5, "group_ttb_%s_size" + size.trim());
         }
       }
       b.scancel(held);
@@ -415,10 +422,26 @@ public final class TimeToBind {
   }
 
   /**
-   * Multi-node groups: {@code rounds} groups of {@code size} 8-GPU pods ({@code kse.io/group}), one
-   * at a time on free capacity; each from its first pod's creation to its last member bound.
+   * TPU slices (issue 45): {@code rounds} groups of 4 pods asking one v5p 2x2x4 slice, then of 8
+   * asking a multislice of two, one at a time on free slices; each from its first pod's creation to
+   * its last member bound.
    */
-  private void groups(int size, int rounds) throws Exception {
+  private void tpuSlices(int rounds) throws Exception {
+    tpuTopology = "2x2x4";
+    try {
+      groups(4, rounds, "tpu_slice_ttb_%s_2x2x4");
+      groups(8, rounds, "tpu_multislice_ttb_%s_2x2x4x2");
+    } finally {
+      tpuTopology = null;
+    }
+  }
+
+  /**
+   * Multi-node groups: {@code rounds} groups of {@code size} 8-GPU pods ({@code kse.io/group}), one
+   * at a time on free capacity; each from its first pod's creation to its last member bound. {@code
+   * key}: the figures' names, {@code %s} standing for p50_ms, p95_ms, done.
+   */
+  private void groups(int size, int rounds, String key) throws Exception {
     List<Long> times = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
       Run run =
@@ -447,9 +470,9 @@ public final class TimeToBind {
       times.add(last - first);
     }
     Stats s = Stats.ofDurations(times);
-    line("group_ttb_p50_ms_size" + size, String.format("%.0f", s.p50()));
-    line("group_ttb_p95_ms_size" + size, String.format("%.0f", s.p95()));
-    line("group_ttb_done_size" + size, times.size() + "/" + rounds);
+    line(String.format(key, "p50_ms"), String.format("%.0f", s.p50()));
+    line(String.format(key, "p95_ms"), String.format("%.0f", s.p95()));
+    line(String.format(key, "done"), times.size() + "/" + rounds);
   }
 
   private Run podsBound(
@@ -591,7 +614,29 @@ public final class TimeToBind {
     }
   }
 
-  private static Pod pod(String ns, String name, String scheduler, int gpus) {
+  /** The slice topology the pods made now ask, TPU chips instead of GPUs; null: GPU pods. */
+  private volatile String tpuTopology;
+
+  private Pod pod(String ns, String name, String scheduler, int gpus) {
+    Pod p = gpuPod(ns, name, scheduler, gpus);
+    if (tpuTopology != null) { // as GKE's TPU pods ask: the chips of one host, the slice by label
+      p.getSpec()
+          .setNodeSelector(
+              Map.of(
+                  "cloud.google.com/gke-tpu-accelerator",
+                  "tpu-v5p-slice",
+                  "cloud.google.com/gke-tpu-topology",
+                  tpuTopology));
+      p.getSpec()
+          .getContainers()
+          .get(0)
+          .getResources()
+          .setLimits(Map.of("google.com/tpu", new Quantity("4"), "memory", new Quantity("1Gi")));
+    }
+    return p;
+  }
+
+  private static Pod gpuPod(String ns, String name, String scheduler, int gpus) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
