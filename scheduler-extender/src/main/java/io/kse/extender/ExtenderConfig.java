@@ -37,6 +37,7 @@ public record ExtenderConfig(
     String leaseName,
     String leaseIdentity,
     DrainVia drainVia,
+    boolean nodeLabelSync,
     Optional<String> scontrolConf,
     Duration pdbOverride,
     Duration groupIncompleteWait,
@@ -291,6 +292,13 @@ public record ExtenderConfig(
           "the device attribute holding a GPU's index, the number Slurm's gres_detail IDX uses"
               + " for the same GPU (the NVIDIA DRA driver's index)",
           "index");
+  static final Setting<Boolean> NODE_LABEL_SYNC =
+      Setting.bool(
+          "KSE_NODE_LABEL_SYNC",
+          "write the topology labels Slurm implies on each node of both (kse.io/nvlink-domain from"
+              + " its NVLink-domain feature, the TPU accelerator/topology labels from its slice"
+              + " feature; docs/tpu.md), so they cannot drift from Slurm; needs patch on nodes",
+          false);
   static final Setting<Boolean> POD_GROUPS =
       Setting.bool(
           "KSE_POD_GROUPS",
@@ -363,6 +371,7 @@ public record ExtenderConfig(
           LEASE_NAMESPACE,
           LEASE_NAME,
           DRAIN_VIA,
+          NODE_LABEL_SYNC,
           PDB_OVERRIDE,
           EVENT_QUIET,
           NOMINATE_FROM_NODES,
@@ -523,6 +532,7 @@ public record ExtenderConfig(
                             env.getOrDefault("HOSTNAME", "kse") + "_" + java.util.UUID.randomUUID())
                 + advertise.map(a -> "@" + a).orElse(""),
             drainVia,
+            NODE_LABEL_SYNC.read(r),
             scontrolConf,
             PDB_OVERRIDE.read(r),
             GROUP_INCOMPLETE_WAIT.read(r),

@@ -189,7 +189,8 @@ public final class ExtenderService implements AutoCloseable {
             nodeNames,
             () -> policy.policy().cluster(),
             kubeNodes::warn,
-            clock);
+            clock,
+            cfg.nodeLabelSync());
     metrics.topologyDrift(() -> topologyCheck.differences().size());
     ExtenderConfig.Http h = cfg.http();
     this.routes =

@@ -191,6 +191,38 @@ public final class TopologyDrift {
     }
   }
 
+  /**
+   * The topology labels a node's Kubernetes side should carry, as Slurm says (for the opt-in label
+   * sync): {@value #NVLINK_LABEL} from its NVLink-domain feature, and the TPU accelerator and
+   * topology labels from its slice feature. A key mapped to empty is a label to remove (Slurm says
+   * the node has none); keys not in the map are not derived and left alone.
+   */
+  public static Map<String, Optional<String>> derivedLabels(ClusterSpec cluster, SlurmSide s) {
+    Map<String, Optional<String>> out = new TreeMap<>();
+    if (!cluster.nvlinkDomainFeatures().isEmpty()) {
+      out.put(NVLINK_LABEL, domain(cluster, s));
+    }
+    cluster
+        .tpu()
+        .ifPresent(
+            tpu -> {
+              Optional<String> type = Optional.empty();
+              Optional<String> topology = Optional.empty();
+              for (Map.Entry<String, TpuSlices.Accelerator> a :
+                  new TreeMap<>(tpu.accelerators()).entrySet()) {
+                for (String t : a.getValue().topologies()) {
+                  if (s.features().contains(a.getValue().featureOf(t))) {
+                    type = Optional.of(a.getKey());
+                    topology = Optional.of(t);
+                  }
+                }
+              }
+              out.put(tpu.acceleratorLabel(), type);
+              out.put(tpu.topologyLabel(), topology);
+            });
+    return out;
+  }
+
   /** The Slurm feature naming a slice of one of the policy's TPU types, if the node has one. */
   private static Optional<String> sliceFeature(TpuSlices tpu, SlurmSide s) {
     for (TpuSlices.Accelerator a : tpu.accelerators().values()) {

@@ -122,6 +122,29 @@ class TopologyDriftTest {
     assertThat(TopologyDrift.differences(cluster(), slurm(), k)).isEmpty();
   }
 
+  @Test
+  void theLabelsSlurmImpliesAreDerivedAndAgreeWithTheCheck() throws Exception {
+    ClusterSpec c = cluster();
+    TopologyDrift.SlurmSide tpu =
+        new TopologyDrift.SlurmSide("tpu-9", Set.of("tpu-v5p-2x4x4"), "tpu:4");
+    assertThat(TopologyDrift.derivedLabels(c, tpu))
+        .containsEntry(ACC, java.util.Optional.of("tpu-v5p-slice"))
+        .containsEntry(TOPO, java.util.Optional.of("2x4x4"))
+        .containsEntry(TopologyDrift.NVLINK_LABEL, java.util.Optional.empty());
+    TopologyDrift.SlurmSide gpu =
+        new TopologyDrift.SlurmSide("gpu-0", Set.of("nvl-1", "other"), "gpu:h100:8");
+    assertThat(TopologyDrift.derivedLabels(c, gpu))
+        .containsEntry(TopologyDrift.NVLINK_LABEL, java.util.Optional.of("nvl-1"))
+        .containsEntry(ACC, java.util.Optional.empty());
+    // a node labelled with what was derived has no difference
+    Map<String, String> labels = new java.util.HashMap<>();
+    TopologyDrift.derivedLabels(c, tpu).forEach((k, v) -> v.ifPresent(x -> labels.put(k, x)));
+    assertThat(
+            TopologyDrift.differences(
+                c, List.of(tpu), List.of(new TopologyDrift.KubeSide("tpu-9", labels))))
+        .isEmpty();
+  }
+
   /** Seeded: relabelling any one GPU node to the other domain is always found, naming it. */
   @ParameterizedTest
   @ValueSource(longs = {1, 7, 2026})

@@ -35,4 +35,12 @@ public interface KubeNodes {
 
   /** Removes our taint, and only ours; false when the API refused. */
   boolean untaint(String node);
+
+  /**
+   * Sets (a value) or removes (empty) these labels and no other; false when the API refused. Only
+   * the opt-in topology label sync calls it.
+   */
+  default boolean label(String node, java.util.Map<String, Optional<String>> labels) {
+    return false;
+  }
 }

@@ -189,6 +189,27 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
   }
 
   @Override
+  public boolean label(String node, java.util.Map<String, Optional<String>> labels) {
+    return edit(
+        node,
+        n -> {
+          java.util.Map<String, String> now =
+              n.getMetadata().getLabels() == null
+                  ? new java.util.HashMap<>()
+                  : new java.util.HashMap<>(n.getMetadata().getLabels());
+          labels.forEach(
+              (k, v) -> {
+                if (v.isPresent()) {
+                  now.put(k, v.get());
+                } else {
+                  now.remove(k);
+                }
+              });
+          n.getMetadata().setLabels(now);
+        });
+  }
+
+  @Override
   public boolean untaint(String node) {
     return edit(
         node,

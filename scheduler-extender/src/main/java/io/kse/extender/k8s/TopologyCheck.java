@@ -14,10 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Compares, on every node-sync pass, the topology Kubernetes believes (node labels) with Slurm's
+ * Compares, every {@link #INTERVAL}, the topology Kubernetes believes (node labels) with Slurm's
  * (node features and GRES), which is the truth ({@link TopologyDrift}). Each difference is logged
  * and told on its node(s) by a Warning Event once, when it appears, and once more in the log when
- * it goes; {@code kse_topology_drift} counts the differences now.
+ * it goes; {@code kse_topology_drift} counts the differences now. With the label sync on ({@code
+ * KSE_NODE_LABEL_SYNC}), the labels Slurm implies are written first, so an operator keeps one file
+ * (Slurm's) and only what cannot be derived can differ.
  */
 public final class TopologyCheck {
   private static final Logger LOG = LoggerFactory.getLogger(TopologyCheck.class);
@@ -34,6 +36,7 @@ public final class TopologyCheck {
   private final Supplier<ClusterSpec> cluster;
   private final NodeWarnings warnings;
   private final java.time.Clock clock;
+  private final boolean syncLabels;
   private volatile Set<String> current = Set.of();
   private java.time.Instant last = java.time.Instant.MIN;
 
@@ -46,8 +49,10 @@ public final class TopologyCheck {
       NodeNames names,
       Supplier<ClusterSpec> cluster,
       NodeWarnings warnings,
-      java.time.Clock clock) {
+      java.time.Clock clock,
+      boolean syncLabels) {
     this.clock = clock;
+    this.syncLabels = syncLabels;
     this.kube = kube;
     this.slurm = slurm;
     this.names = names;
@@ -76,9 +81,16 @@ public final class TopologyCheck {
     for (SlurmNode n : slurm.get()) {
       s.add(new TopologyDrift.SlurmSide(n.name(), n.features(), n.gres()));
     }
+    java.util.Map<String, TopologyDrift.SlurmSide> bySlurm = new java.util.HashMap<>();
+    s.forEach(n -> bySlurm.put(n.name(), n));
     List<TopologyDrift.KubeSide> k = new ArrayList<>();
     for (KubeNodes.KubeNode n : kube.nodes()) {
-      k.add(new TopologyDrift.KubeSide(names.slurm(n.name()), n.labels()));
+      String slurmName = names.slurm(n.name());
+      java.util.Map<String, String> labels = n.labels();
+      if (syncLabels && bySlurm.containsKey(slurmName)) {
+        labels = synced(n, bySlurm.get(slurmName));
+      }
+      k.add(new TopologyDrift.KubeSide(slurmName, labels));
     }
     Set<String> now = new LinkedHashSet<>(TopologyDrift.differences(cluster.get(), s, k));
     for (String d : now) {
@@ -98,6 +110,32 @@ public final class TopologyCheck {
       }
     }
     current = Set.copyOf(now);
+  }
+
+  /**
+   * Writes the labels Slurm implies where the node's differ; returns the labels as they are once
+   * written (as they were, when the API refused).
+   */
+  private java.util.Map<String, String> synced(KubeNodes.KubeNode n, TopologyDrift.SlurmSide s) {
+    java.util.Map<String, java.util.Optional<String>> changes = new java.util.TreeMap<>();
+    TopologyDrift.derivedLabels(cluster.get(), s)
+        .forEach(
+            (key, want) -> {
+              if (!java.util.Optional.ofNullable(n.labels().get(key)).equals(want)) {
+                changes.put(key, want);
+              }
+            });
+    if (changes.isEmpty()) {
+      return n.labels();
+    }
+    if (!kube.label(n.name(), changes)) {
+      LOG.warn("node_labels_sync_failed node={} labels={}", n.name(), changes);
+      return n.labels();
+    }
+    LOG.info("node_labels_synced node={} slurmNode={} labels={}", n.name(), s.name(), changes);
+    java.util.Map<String, String> after = new java.util.HashMap<>(n.labels());
+    changes.forEach((key, v) -> v.ifPresentOrElse(x -> after.put(key, x), () -> after.remove(key)));
+    return after;
   }
 
   /** The Slurm node names a difference line begins with ("node a: ..." or "nodes [a, b] ..."). */

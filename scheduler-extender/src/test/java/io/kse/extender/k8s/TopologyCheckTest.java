@@ -21,6 +21,8 @@ class TopologyCheckTest {
   private final Map<String, KubeNodes.KubeNode> kube = new HashMap<>();
   private final List<String> told = new ArrayList<>();
   private Instant now = Instant.parse("2026-11-28T10:00:00Z");
+  private boolean sync;
+  private final List<String> labelled = new ArrayList<>();
 
   private final ClusterSpec cluster =
       PolicyParser.parse(
@@ -59,6 +61,15 @@ class TopologyCheckTest {
         public boolean untaint(String node) {
           return true;
         }
+
+        @Override
+        public boolean label(String node, Map<String, Optional<String>> labels) {
+          labelled.add(node + " " + labels);
+          Map<String, String> now = new HashMap<>(kube.get(node).labels());
+          labels.forEach((k, v) -> v.ifPresentOrElse(x -> now.put(k, x), () -> now.remove(k)));
+          kube.put(node, new KubeNodes.KubeNode(node, false, Optional.empty(), now));
+          return true;
+        }
       };
 
   private static SlurmNode slurmNode(String name, String feature) {
@@ -93,7 +104,8 @@ class TopologyCheckTest {
         new NodeNames(),
         () -> cluster,
         (node, reason, message) -> told.add(node + " " + reason.reason() + " " + message),
-        clock);
+        clock,
+        sync);
   }
 
   private void label(String node, String domain) {
@@ -137,6 +149,23 @@ class TopologyCheckTest {
     now = now.plus(TopologyCheck.INTERVAL);
     c.checkIfDue();
     assertThat(c.differences()).hasSize(1);
+  }
+
+  @Test
+  void withTheSyncOnTheLabelsSlurmImpliesAreWrittenAndNothingIsToldAsDrift() {
+    sync = true;
+    label("gpu-0", "nvl-0");
+    label("gpu-1", "nvl-0"); // Slurm says nvl-1
+    kube.put("cpu-1", new KubeNodes.KubeNode("cpu-1", false, Optional.empty(), Map.of("a", "b")));
+    TopologyCheck c = check();
+    c.checkIfDue();
+    assertThat(labelled).containsExactly("gpu-1 {kse.io/nvlink-domain=Optional[nvl-1]}");
+    assertThat(kube.get("gpu-1").labels()).containsEntry("kse.io/nvlink-domain", "nvl-1");
+    assertThat(c.differences()).isEmpty();
+    assertThat(told).isEmpty();
+    now = now.plus(TopologyCheck.INTERVAL);
+    c.checkIfDue();
+    assertThat(labelled).as("written once: converged").hasSize(1);
   }
 
   @Test
