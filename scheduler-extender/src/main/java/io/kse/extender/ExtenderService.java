@@ -232,7 +232,7 @@ public final class ExtenderService implements AutoCloseable {
             clock);
     io.kse.extender.lifecycle.GpuHold gpuHold =
         new io.kse.extender.lifecycle.GpuHold(
-            pods::pods, nodeNames::kubernetes, clock, metrics::gpuHold, metrics.gpuHoldOverdue());
+            pods::podsOn, nodeNames::kubernetes, clock, metrics::gpuHold, metrics.gpuHoldOverdue());
     routes.allocationHints(
         new io.kse.extender.http.AllocationHintRoute(
             hints,

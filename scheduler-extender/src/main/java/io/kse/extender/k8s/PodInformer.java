@@ -17,6 +17,7 @@ public final class PodInformer implements PodSource, AutoCloseable {
   private final String schedulerName;
   private final Optional<String> namespace;
   private final boolean serverSideSelector;
+  private static final String BY_NODE = "kse-node";
   private volatile SharedIndexInformer<Pod> informer;
 
   /**
@@ -49,6 +50,14 @@ public final class PodInformer implements PodSource, AutoCloseable {
     // keep what the extender reads, not managedFields and status history (at 10,000 pods and
     // 5,000 nodes the live heap went from 211 to 177 MiB: benchmarks/RESULTS.md)
     inf.itemStore(SlimItemStore.pods());
+    // the Epilog's hold asks about one node at a time (GpuHold): answered from this index
+    inf.addIndexers(
+        java.util.Map.of(
+            BY_NODE,
+            p ->
+                p.getSpec() == null || p.getSpec().getNodeName() == null
+                    ? List.of()
+                    : List.of(p.getSpec().getNodeName())));
     this.informer = inf;
     inf.addEventHandler(
         new ResourceEventHandler<>() {
@@ -93,6 +102,13 @@ public final class PodInformer implements PodSource, AutoCloseable {
     return informer == null
         ? List.of()
         : informer.getStore().list().stream().filter(this::ours).toList();
+  }
+
+  @Override
+  public List<Pod> podsOn(String node) {
+    return informer == null
+        ? List.of()
+        : informer.getIndexer().byIndex(BY_NODE, node).stream().filter(this::ours).toList();
   }
 
   @Override

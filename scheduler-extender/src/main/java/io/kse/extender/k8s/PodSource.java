@@ -16,6 +16,16 @@ public interface PodSource {
   /** Every pod of our scheduler name the informer holds. */
   List<Pod> pods();
 
+  /**
+   * Our pods bound to Kubernetes node {@code node}. This default reads them all; the informer
+   * answers from an index, so a question about one node does not cost the whole cluster's pods.
+   */
+  default List<Pod> podsOn(String node) {
+    return pods().stream()
+        .filter(p -> p.getSpec() != null && node.equals(p.getSpec().getNodeName()))
+        .toList();
+  }
+
   /** No pods: for benchmarks of the verbs alone. */
   static PodSource none() {
     return new PodSource() {

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,7 +78,7 @@ public final class GpuHold {
   /** Held since; whether it was counted overdue already. */
   private record Held(Instant since, boolean counted) {}
 
-  private final Supplier<? extends Collection<Pod>> pods;
+  private final java.util.function.Function<String, ? extends Collection<Pod>> podsOn;
   private final java.util.function.UnaryOperator<String> kubeNodeOf;
   private final Clock clock;
   private final Consumer<String> answered;
@@ -87,17 +86,19 @@ public final class GpuHold {
   private final Map<Key, Held> holding = new ConcurrentHashMap<>();
 
   /**
+   * @param podsOn our pods bound to a Kubernetes node (the informer's index: an Epilog's question
+   *     costs that node's pods, not the cluster's)
    * @param kubeNodeOf the Kubernetes node of a Slurm node
    * @param answered told "hold" or "release" per answer (a metric)
    * @param overdue told once per job and node whose hold outlived {@link #OVERDUE}
    */
   public GpuHold(
-      Supplier<? extends Collection<Pod>> pods,
+      java.util.function.Function<String, ? extends Collection<Pod>> podsOn,
       java.util.function.UnaryOperator<String> kubeNodeOf,
       Clock clock,
       Consumer<String> answered,
       Runnable overdue) {
-    this.pods = pods;
+    this.podsOn = podsOn;
     this.kubeNodeOf = kubeNodeOf;
     this.clock = clock;
     this.answered = answered;
@@ -106,7 +107,8 @@ public final class GpuHold {
 
   /** The Epilog of {@code slurmNode} asks for {@code jobId}: the verdict, noted. */
   public Verdict ask(long jobId, String slurmNode) {
-    Verdict v = of(jobId, slurmNode, kubeNodeOf.apply(slurmNode), pods.get());
+    String kubeNode = kubeNodeOf.apply(slurmNode);
+    Verdict v = of(jobId, slurmNode, kubeNode, podsOn.apply(kubeNode));
     Key key = new Key(jobId, slurmNode);
     Instant now = clock.instant();
     answered.accept(v.hold() ? "hold" : "release");

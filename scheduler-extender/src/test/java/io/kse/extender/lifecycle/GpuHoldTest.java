@@ -68,7 +68,24 @@ class GpuHoldTest {
     List<Pod> pods = new ArrayList<>(List.of(pod("a", "7", "n1", "Running", true)));
     List<String> answers = new ArrayList<>();
     AtomicInteger overdue = new AtomicInteger();
-    GpuHold hold = new GpuHold(() -> pods, n -> n, clock, answers::add, overdue::incrementAndGet);
+    GpuHold hold =
+        new GpuHold(
+            new io.kse.extender.k8s.PodSource() {
+                  @Override
+                  public java.util.Optional<Pod> pod(String namespace, String name) {
+                    return java.util.Optional.empty();
+                  }
+
+                  @Override
+                  public List<Pod> pods() {
+                    return pods;
+                  }
+                }
+                ::podsOn,
+            n -> n,
+            clock,
+            answers::add,
+            overdue::incrementAndGet);
     for (int i = 0; i < 200; i++) {
       assertThat(hold.ask(7, "n1").hold()).isTrue();
       clock.advance(Duration.ofSeconds(1));
