@@ -141,7 +141,8 @@ public final class PlacementPolicy {
         ext,
         l.activeDeadlineSeconds(),
         dra,
-        l.nodeSelector());
+        l.nodeSelector(),
+        g.members().stream().mapToLong(PodFacts::draGpuShares).max().orElse(0));
   }
 
   private static boolean sameRequests(PodFacts a, PodFacts b) {
@@ -265,7 +266,7 @@ public final class PlacementPolicy {
     long memMb = (pod.memoryBytes() + (1 << 20) - 1) >> 20;
     int nodes = nodeCount(pod, tier, group, record);
     Optional<SliceRules.Slice> slice = slices.of(pod, group, nodes, record);
-    Optional<String> gres = gres(pod, slice, record);
+    Optional<String> gres = gres(pod, tier, slice, record);
     boolean exclusive = GpuOwnership.exclusive(policy.cluster(), pod, tier, record);
     record.add(
         new Contribution(
@@ -329,9 +330,10 @@ public final class PlacementPolicy {
    * unshared: the tier says its nodes never run Slurm jobs beside pods.
    */
   private Optional<String> gres(
-      PodFacts pod, Optional<SliceRules.Slice> slice, List<Contribution> record) {
+      PodFacts pod, Tier tier, Optional<SliceRules.Slice> slice, List<Contribution> record) {
     List<String> parts = new ArrayList<>();
     ClusterSpec c = policy.cluster();
+    shares(pod, tier, record).ifPresent(parts::add);
     if (pod.gpus() > 0) {
       parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
     }
@@ -362,6 +364,56 @@ public final class PlacementPolicy {
       }
     }
     return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(",", parts));
+  }
+
+  /**
+   * Part of one GPU (issue 46): as many Slurm shards as the pod's claim asks shares, which Slurm
+   * places on one GPU; empty when it asks none. Refused: no sharing in the policy or the tier, more
+   * shares than a GPU has, whole GPUs and shares in one pod.
+   */
+  private Optional<String> shares(PodFacts pod, Tier tier, List<Contribution> record) {
+    long shares = pod.draGpuShares();
+    if (shares <= 0) {
+      return Optional.empty();
+    }
+    String asks = "the pod asks " + shares + " share(s) of a GPU through a ResourceClaim";
+    io.kse.policy.model.GpuShares s =
+        policy
+            .cluster()
+            .gpuShares()
+            .orElseThrow(
+                () ->
+                    new Rejected(asks + ", but the policy has no shared GPUs (cluster.gpuShares)"));
+    if (!tier.shareGpus()) {
+      throw new Rejected(
+          asks + ", but tier " + tier.name() + " may not share GPUs (tiers[].shareGpus)");
+    }
+    if (pod.gpus() > 0) {
+      throw new Rejected(
+          asks
+              + " and "
+              + pod.gpus()
+              + " whole GPU(s); a pod takes whole GPUs or part of one, not both");
+    }
+    if (shares > s.perGpu()) {
+      throw new Rejected(
+          asks
+              + ", but a GPU has "
+              + s.perGpu()
+              + " (cluster.gpuShares.perGpu): ask whole GPUs instead");
+    }
+    record.add(
+        new Contribution(
+            "gpu ownership",
+            "shared: "
+                + shares
+                + " of a GPU's "
+                + s.perGpu()
+                + " "
+                + s.gres()
+                + "s; Slurm places them on one GPU and the extender allocates the claim's share"
+                + " of that GPU"));
+    return Optional.of(s.gres() + ":" + shares);
   }
 
   /** The tier's or pod's constraint, ANDed with a slice's feature; refused when it cannot be. */

@@ -16,6 +16,7 @@ import java.util.OptionalLong;
  * @param draGpus GPUs the pod asks through DRA ResourceClaims of a GPU device class (the extender
  *     allocates those claims from the GPUs Slurm gives the placeholder)
  * @param nodeSelector the pod's {@code spec.nodeSelector}: a TPU pod names its slice there
+ * @param draGpuShares shares of one GPU the pod asks through ResourceClaims (issue 46)
  */
 public record PodFacts(
     String namespace,
@@ -31,7 +32,8 @@ public record PodFacts(
     Map<String, Long> extendedResources,
     OptionalLong activeDeadlineSeconds,
     long draGpus,
-    Map<String, String> nodeSelector) {
+    Map<String, String> nodeSelector,
+    long draGpuShares) {
 
   public static final String GPU = "nvidia.com/gpu";
 
@@ -70,7 +72,8 @@ public record PodFacts(
         extendedResources,
         activeDeadlineSeconds,
         0,
-        Map.of());
+        Map.of(),
+        0);
   }
 
   /** This pod, asking {@code gpus} GPUs through DRA ResourceClaims. */
@@ -89,7 +92,28 @@ public record PodFacts(
         extendedResources,
         activeDeadlineSeconds,
         gpus,
-        nodeSelector);
+        nodeSelector,
+        draGpuShares);
+  }
+
+  /** This pod, asking {@code shares} of one GPU through DRA ResourceClaims. */
+  public PodFacts withDraGpuShares(long shares) {
+    return new PodFacts(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        priorityClassName,
+        priority,
+        owner,
+        cpuMillis,
+        memoryBytes,
+        extendedResources,
+        activeDeadlineSeconds,
+        draGpus,
+        nodeSelector,
+        shares);
   }
 
   /** This pod, with {@code spec.nodeSelector} {@code selector}. */
@@ -108,7 +132,8 @@ public record PodFacts(
         extendedResources,
         activeDeadlineSeconds,
         draGpus,
-        selector);
+        selector,
+        draGpuShares);
   }
 
   /** Every GPU the pod asks, however it asks them: what its placeholder holds per node. */

@@ -85,7 +85,8 @@ public final class PodManifest {
             ? OptionalLong.of(spec.path("activeDeadlineSeconds").asLong())
             : OptionalLong.empty(),
         0,
-        strings(spec.path("nodeSelector")));
+        strings(spec.path("nodeSelector")),
+        0);
   }
 
   /** Requests, falling back to limits per resource (Kubernetes defaults requests to limits). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.kse.policy.model.ClusterSpec;
+import io.kse.policy.model.GpuShares;
 import io.kse.policy.model.Overrides;
 import io.kse.policy.model.Policy;
 import io.kse.policy.model.PreemptionSafety;
@@ -172,6 +173,7 @@ public final class PolicyParser {
           Map.of(),
           List.of(),
           0,
+          Optional.empty(),
           Optional.empty());
     }
     keys(
@@ -188,7 +190,8 @@ public final class PolicyParser {
         "extendedResources",
         "kubernetesOnlyResources",
         "gpusPerNode",
-        "tpu");
+        "tpu",
+        "gpuShares");
     ClusterSpec.PreemptMode mode =
         text(c, p, "preemptMode")
             .map(m -> enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
@@ -213,7 +216,21 @@ public final class PolicyParser {
         gpusPerNode(c, p),
         c.has("tpu")
             ? Optional.of(tpu(c.get("tpu"), p + ".tpu", bool(c, p, "blocks", false)))
+            : Optional.empty(),
+        c.has("gpuShares")
+            ? Optional.of(gpuShares(c.get("gpuShares"), p + ".gpuShares"))
             : Optional.empty());
+  }
+
+  /** {@code cluster.gpuShares}: Slurm's shard GRES and the shares each GPU has. */
+  private GpuShares gpuShares(JsonNode g, String p) {
+    keys(g, p, "gres", "perGpu", "capacity");
+    int per = integer(g, p, "perGpu").orElse(0);
+    if (per < 1 || per > 1024) {
+      problem(p + ".perGpu", "required: the shards (and DRA shares) each GPU has, 1..1024");
+    }
+    return new GpuShares(
+        text(g, p, "gres").orElse("shard"), per, text(g, p, "capacity").orElse("shares"));
   }
 
   /** {@code cluster.tpu}: the label and GRES names (GKE's by default) and the accelerator types. */
@@ -305,7 +322,8 @@ public final class PolicyParser {
           "graceTime",
           "topology",
           "maxNodes",
-          "riskGpuOverlapWithSlurmJobs");
+          "riskGpuOverlapWithSlurmJobs",
+          "shareGpus");
       String name = text(t, p, "name").orElse("");
       if (!NAME.matcher(name).matches()) {
         problem(p + ".name", "required: a lower-case DNS label, got \"" + name + "\"");
@@ -343,9 +361,20 @@ public final class PolicyParser {
               duration(t, p, "graceTime").orElse(Duration.ZERO),
               topo,
               maxNodes(t, p),
-              bool(t, p, "riskGpuOverlapWithSlurmJobs", false)));
+              bool(t, p, "riskGpuOverlapWithSlurmJobs", false),
+              shareGpus(t, p, cluster)));
     }
     return out;
+  }
+
+  private boolean shareGpus(JsonNode t, String p, ClusterSpec cluster) {
+    boolean share = bool(t, p, "shareGpus", false);
+    if (share && cluster.gpuShares().isEmpty()) {
+      problem(
+          p + ".shareGpus",
+          "needs cluster.gpuShares (the Slurm shard GRES and how many shares each GPU has)");
+    }
+    return share;
   }
 
   private int maxNodes(JsonNode t, String p) {

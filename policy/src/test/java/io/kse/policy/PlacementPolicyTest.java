@@ -440,7 +440,8 @@ class PlacementPolicyTest {
         p.extendedResources(),
         p.activeDeadlineSeconds(),
         p.draGpus(),
-        p.nodeSelector());
+        p.nodeSelector(),
+        p.draGpuShares());
   }
 
   private Decision group(Optional<String> topologyKey, PodFacts... members) {

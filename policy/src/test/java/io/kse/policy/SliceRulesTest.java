@@ -46,7 +46,8 @@ class SliceRulesTest {
             p.extendedResources(),
             p.activeDeadlineSeconds(),
             0,
-            Map.of())
+            Map.of(),
+            0)
         .withNodeSelector(selector);
   }
 

@@ -27,6 +27,7 @@ import java.util.Optional;
  *     prefix. Any other resource no GRES maps to is refused: Slurm would place the pod on a node
  *     that may not have it.
  * @param tpu the TPU slices the cluster has, if any (see {@link TpuSlices})
+ * @param gpuShares how part of a GPU is asked and held, if pods may share GPUs ({@link GpuShares})
  */
 public record ClusterSpec(
     PreemptMode preemptMode,
@@ -40,7 +41,8 @@ public record ClusterSpec(
     Map<String, String> extendedResources,
     List<String> kubernetesOnlyResources,
     int gpusPerNode,
-    Optional<TpuSlices> tpu) {
+    Optional<TpuSlices> tpu,
+    Optional<GpuShares> gpuShares) {
 
   /** The topology key GPU Operator / the NVIDIA DRA driver label GB200 NVLink domains with. */
   public static final String NVIDIA_CLIQUE_LABEL = "nvidia.com/gpu.clique";

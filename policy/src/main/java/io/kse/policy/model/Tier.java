@@ -18,6 +18,7 @@ import java.util.Optional;
  *     is not true, the device plugin and Slurm can hand one GPU to both (docs/gpu-ownership.md)
  * @param maxNodes the most nodes one placement of this tier may span (default 1): bounds {@code
  *     kse.io/nodes} and group sizes, so a pod owner cannot make one pod hold many nodes
+ * @param shareGpus whether this tier's pods may ask part of a GPU (Slurm shards, issue 46)
  */
 public record Tier(
     String name,
@@ -28,7 +29,8 @@ public record Tier(
     Duration graceTime,
     TopologyDefault defaultTopology,
     int maxNodes,
-    boolean riskGpuOverlapWithSlurmJobs) {
+    boolean riskGpuOverlapWithSlurmJobs,
+    boolean shareGpus) {
 
   public Tier {
     mayPreempt = List.copyOf(mayPreempt);
