@@ -154,7 +154,17 @@ public final class ExtenderService implements AutoCloseable {
     metrics.budgetUse(() -> policy.placement().budgetUse(ledger, clock.instant()));
     io.kse.extender.dra.GpuClaims gpuClaims =
         new io.kse.extender.dra.FabricGpuClaims(
-            kube, cfg.dra().gpuDeviceClasses(), cfg.dra().driver(), cfg.dra().indexAttribute());
+            kube,
+            cfg.dra().gpuDeviceClasses(),
+            cfg.dra().driver(),
+            cfg.dra().indexAttribute(),
+            () ->
+                policy
+                    .policy()
+                    .cluster()
+                    .gpuShares()
+                    .map(io.kse.policy.model.GpuShares::capacity)
+                    .orElse("shares"));
     this.reconciler =
         PlacementReconciler.wire(
             new PlacementReconciler.Views(

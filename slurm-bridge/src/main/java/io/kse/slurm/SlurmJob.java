@@ -213,6 +213,18 @@ public record SlurmJob(
     return GpuIndices.parse(gresDetail.get(i));
   }
 
+  /**
+   * Where this job's Slurm shards are on {@code slurmNode} (issue 46); empty when it holds none
+   * there or Slurm's answer cannot place them ({@link GpuShards}).
+   */
+  public Optional<GpuShards> shardsOn(String slurmNode) {
+    int i = nodes.indexOf(slurmNode);
+    if (i < 0 || i >= gresDetail.size()) {
+      return Optional.empty();
+    }
+    return GpuShards.parse(gresDetail.get(i));
+  }
+
   /** The placeholder tag in the comment, if this job is one of ours. */
   public Optional<PlaceholderTag> placeholder() {
     return PlaceholderTag.fromComment(comment);

@@ -134,6 +134,10 @@ public final class BindService {
             .orElse(node);
     String why;
     try {
+      long shares = gpuClaims.sharesAsked(pod.get());
+      if (shares > 0) {
+        return allocateShare(ref, pod.get(), node, slurmNode, job, shares);
+      }
       java.util.List<Integer> indices =
           job.gpuIndicesOn(slurmNode)
               .orElseThrow(
@@ -168,6 +172,86 @@ public final class BindService {
     } catch (ClaimProblem e) {
       why = e.getMessage();
     }
+    return refused(ref, node, job, why);
+  }
+
+  /**
+   * A pod asking shares of a GPU gets them on the one GPU Slurm put its placeholder's shards on
+   * (issue 46): two pods share a GPU only where Slurm put both their shards.
+   */
+  private Optional<String> allocateShare(
+      PodRef ref,
+      io.fabric8.kubernetes.api.model.Pod pod,
+      String node,
+      String slurmNode,
+      SlurmJob job,
+      long shares) {
+    String why;
+    try {
+      io.kse.slurm.GpuShards held =
+          job.shardsOn(slurmNode)
+              .orElseThrow(
+                  () ->
+                      new ClaimProblem(
+                          "Slurm did not say which GPU job "
+                              + job.id()
+                              + "'s shards are on at "
+                              + slurmNode
+                              + " (its gres_detail names no shard of a GPU index)"));
+      int gpu =
+          held.gpu()
+              .orElseThrow(
+                  () ->
+                      new ClaimProblem(
+                          "Slurm put job "
+                              + job.id()
+                              + "'s shards on several GPUs of "
+                              + slurmNode
+                              + " "
+                              + held.byGpu()
+                              + "; a claim's share is of one GPU"));
+      if (held.total() != shares) {
+        throw new ClaimProblem(
+            "the pod's claims ask "
+                + shares
+                + " shares, but Slurm job "
+                + job.id()
+                + " holds "
+                + held.total()
+                + " shards on "
+                + slurmNode);
+      }
+      String allocated = gpuClaims.allocateShare(pod, node, gpu, shares);
+      LOG.info(
+          "claims_allocated pod={} uid={} node={} slurmJob={} gpuIndex={} shares={} claims=\"{}\"",
+          ref,
+          ref.uid(),
+          node,
+          job.id(),
+          gpu,
+          shares,
+          allocated);
+      actions.event(
+          ref,
+          EventReason.GPUS_ALLOCATED,
+          "ResourceClaims allocated "
+              + shares
+              + " share(s) of the GPU with index "
+              + gpu
+              + " on "
+              + node
+              + ", where Slurm job "
+              + job.id()
+              + " holds its shards: "
+              + allocated);
+      return Optional.empty();
+    } catch (ClaimProblem e) {
+      why = e.getMessage();
+    }
+    return refused(ref, node, job, why);
+  }
+
+  private Optional<String> refused(PodRef ref, String node, SlurmJob job, String why) {
     LOG.info(
         "bind_refused pod={} uid={} node={} slurmJob={} reason=\"{}\"",
         ref,

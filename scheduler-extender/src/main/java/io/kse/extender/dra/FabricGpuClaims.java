@@ -41,18 +41,31 @@ public final class FabricGpuClaims implements GpuClaims {
   private final Set<String> gpuClasses;
   private final String driver;
   private final String indexAttribute;
+  private final java.util.function.Supplier<String> shareCapacity;
 
   /**
    * @param gpuClasses DeviceClasses whose requests are GPUs Slurm allocates
    * @param driver the DRA driver that publishes the GPUs (e.g. {@code gpu.nvidia.com})
    * @param indexAttribute the device attribute carrying the GPU index Slurm's IDX matches
+   * @param shareCapacity the device capacity a request names to ask shares of a GPU (the policy's
+   *     {@code cluster.gpuShares.capacity})
    */
   public FabricGpuClaims(
-      KubernetesClient client, Set<String> gpuClasses, String driver, String indexAttribute) {
+      KubernetesClient client,
+      Set<String> gpuClasses,
+      String driver,
+      String indexAttribute,
+      java.util.function.Supplier<String> shareCapacity) {
     this.client = client;
     this.gpuClasses = Set.copyOf(gpuClasses);
     this.driver = driver;
     this.indexAttribute = indexAttribute;
+    this.shareCapacity = shareCapacity;
+  }
+
+  public FabricGpuClaims(
+      KubernetesClient client, Set<String> gpuClasses, String driver, String indexAttribute) {
+    this(client, gpuClasses, driver, indexAttribute, () -> "shares");
   }
 
   @Override
@@ -61,6 +74,44 @@ public final class FabricGpuClaims implements GpuClaims {
       return 0;
     }
     return GpuAllocationPlan.gpusAsked(templateRequests(pod), gpuClasses);
+  }
+
+  @Override
+  public long sharesAsked(Pod pod) {
+    if (!GpuClaims.hasClaims(pod)) {
+      return 0;
+    }
+    return GpuAllocationPlan.sharesAsked(templateRequests(pod), gpuClasses);
+  }
+
+  @Override
+  public String allocateShare(Pod pod, String node, int gpuIndex, long shares) {
+    Map<String, ResourceClaim> claims = claims(pod);
+    List<GpuRequest> requests = new ArrayList<>();
+    claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
+    GpuAllocationPlan.Assignment a =
+        GpuAllocationPlan.assignShare(requests, gpuIndex, published(node), node);
+    // a share of its own on the GPU Slurm put the shards on; the API server keeps the claim's
+    // allocation immutable, so a retry keeps the first share (ClaimWrite compares devices)
+    String share = java.util.UUID.randomUUID().toString();
+    return write(
+        pod,
+        node,
+        claims,
+        List.of(a),
+        x ->
+            new DeviceRequestAllocationResultBuilder()
+                .withRequest(x.request())
+                .withDriver(x.device().driver())
+                .withPool(x.device().pool())
+                .withDevice(x.device().name())
+                .withShareID(share)
+                .withConsumedCapacity(
+                    Map.of(
+                        shareCapacity.get(),
+                        new io.fabric8.kubernetes.api.model.Quantity(Long.toString(shares))))
+                .build(),
+        x -> x.device().name() + "(index " + x.device().index() + ", " + shares + " shares)");
   }
 
   /**
@@ -72,37 +123,53 @@ public final class FabricGpuClaims implements GpuClaims {
 
   @Override
   public String allocate(Pod pod, String node, List<Integer> indices) {
-    String ns = pod.getMetadata().getNamespace();
     Map<String, ResourceClaim> claims = claims(pod);
     List<GpuRequest> requests = new ArrayList<>();
     claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
     List<GpuAllocationPlan.Assignment> plan =
         GpuAllocationPlan.assign(requests, gpuClasses, indices, published(node), node);
-    // every claim's new state is decided before any is written: one that cannot be allocated
-    // leaves the others as they were
+    return write(
+        pod,
+        node,
+        claims,
+        plan,
+        a ->
+            new DeviceRequestAllocationResultBuilder()
+                .withRequest(a.request())
+                .withDriver(a.device().driver())
+                .withPool(a.device().pool())
+                .withDevice(a.device().name())
+                .build(),
+        a -> a.device().name() + "(index " + a.device().index() + ")");
+  }
+
+  /**
+   * Writes every claim's allocation of the {@code plan}, each assignment as {@code result} makes
+   * it; all or none: every claim's new state is decided before any is written, and one that cannot
+   * be written undoes those written before it.
+   */
+  private String write(
+      Pod pod,
+      String node,
+      Map<String, ResourceClaim> claims,
+      List<GpuAllocationPlan.Assignment> plan,
+      java.util.function.Function<GpuAllocationPlan.Assignment, DeviceRequestAllocationResult>
+          result,
+      java.util.function.Function<GpuAllocationPlan.Assignment, String> saying) {
+    String ns = pod.getMetadata().getNamespace();
     List<ClaimWrite> writes = new ArrayList<>();
     List<String> said = new ArrayList<>();
     for (ResourceClaim claim : claims.values()) {
       String name = claim.getMetadata().getName();
       List<DeviceRequestAllocationResult> results =
-          plan.stream()
-              .filter(a -> a.claim().equals(name))
-              .map(
-                  a ->
-                      new DeviceRequestAllocationResultBuilder()
-                          .withRequest(a.request())
-                          .withDriver(a.device().driver())
-                          .withPool(a.device().pool())
-                          .withDevice(a.device().name())
-                          .build())
-              .toList();
+          plan.stream().filter(a -> a.claim().equals(name)).map(result).toList();
       writes.add(ClaimWrite.of(claim, results, pod, node));
       said.add(
           name
               + "="
               + plan.stream()
                   .filter(a -> a.claim().equals(name))
-                  .map(a -> a.device().name() + "(index " + a.device().index() + ")")
+                  .map(saying)
                   .collect(Collectors.joining(",")));
     }
     List<ClaimWrite> written = new ArrayList<>();
@@ -407,11 +474,33 @@ public final class FabricGpuClaims implements GpuClaims {
     return out;
   }
 
-  private static List<GpuRequest> requests(String claim, ResourceClaim c) {
+  /** The share capacity an exact request asks of one GPU; 0 when it asks whole devices. */
+  private long sharesOf(io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest e) {
+    if (e.getCapacity() == null || e.getCapacity().getRequests() == null) {
+      return 0;
+    }
+    io.fabric8.kubernetes.api.model.Quantity q =
+        e.getCapacity().getRequests().get(shareCapacity.get());
+    if (q == null) {
+      return 0;
+    }
+    java.math.BigDecimal v = q.getNumericalAmount();
+    if (v.signum() <= 0 || v.stripTrailingZeros().scale() > 0) {
+      throw new ClaimProblem(
+          "a request asks "
+              + q
+              + " of capacity "
+              + shareCapacity.get()
+              + "; shares of a GPU are a whole number of Slurm shards");
+    }
+    return v.longValueExact();
+  }
+
+  private List<GpuRequest> requests(String claim, ResourceClaim c) {
     return requests(claim, c.getSpec().getDevices().getRequests());
   }
 
-  private static List<GpuRequest> requests(String claim, List<DeviceRequest> requests) {
+  private List<GpuRequest> requests(String claim, List<DeviceRequest> requests) {
     List<GpuRequest> out = new ArrayList<>();
     for (DeviceRequest r : requests == null ? List.<DeviceRequest>of() : requests) {
       if (r.getExactly() == null) {
@@ -426,7 +515,8 @@ public final class FabricGpuClaims implements GpuClaims {
               e.getDeviceClassName(),
               e.getAllocationMode() == null ? "ExactCount" : e.getAllocationMode(),
               e.getCount() == null ? 1 : e.getCount(),
-              false));
+              false,
+              sharesOf(e)));
     }
     return out;
   }

@@ -21,6 +21,9 @@ public final class GpuAllocationPlan {
   public static long gpusAsked(List<GpuRequest> requests, Set<String> gpuClasses) {
     long n = 0;
     for (GpuRequest r : requests) {
+      if (r.shares() > 0) {
+        continue; // part of a GPU: sharesAsked
+      }
       String where = "ResourceClaim " + r.claim() + " request " + r.request();
       if (r.firstAvailable()) {
         throw new ClaimProblem(
@@ -51,6 +54,69 @@ public final class GpuAllocationPlan {
       n += r.count();
     }
     return n;
+  }
+
+  /**
+   * The shares of one GPU the requests ask (issue 46): at most one such request, of one device,
+   * never beside whole GPUs; 0 when none asks shares.
+   */
+  public static long sharesAsked(List<GpuRequest> requests, Set<String> gpuClasses) {
+    List<GpuRequest> shared = requests.stream().filter(r -> r.shares() > 0).toList();
+    if (shared.isEmpty()) {
+      return 0;
+    }
+    GpuRequest r = shared.get(0);
+    String where = "ResourceClaim " + r.claim() + " request " + r.request();
+    if (shared.size() > 1) {
+      throw new ClaimProblem(
+          "the pod's claims ask shares of a GPU in "
+              + shared.size()
+              + " requests; Slurm places one request's shards on one GPU: ask them in one");
+    }
+    if (!gpuClasses.contains(r.deviceClass())) {
+      throw new ClaimProblem(
+          where
+              + " asks device class "
+              + r.deviceClass()
+              + "; this scheduler profile allocates only GPU classes "
+              + gpuClasses
+              + " (KSE_DRA_GPU_DEVICE_CLASSES)");
+    }
+    if (!"ExactCount".equals(r.allocationMode()) || r.count() != 1) {
+      throw new ClaimProblem(where + " asks shares of " + r.count() + " devices; ask them of one");
+    }
+    if (gpusAsked(requests, gpuClasses) > 0) {
+      throw new ClaimProblem(
+          "the pod's claims ask whole GPUs and shares of a GPU; a pod takes one or the other");
+    }
+    return r.shares();
+  }
+
+  /**
+   * The one share request's device: the GPU with Slurm's index {@code gpuIndex}, where Slurm put
+   * the placeholder's shards.
+   */
+  public static Assignment assignShare(
+      List<GpuRequest> requests, int gpuIndex, List<GpuDevice> published, String node) {
+    GpuRequest r =
+        requests.stream()
+            .filter(q -> q.shares() > 0)
+            .findFirst()
+            .orElseThrow(() -> new ClaimProblem("the pod's claims ask no share of a GPU"));
+    List<GpuDevice> at = published.stream().filter(d -> d.index() == gpuIndex).toList();
+    if (at.size() != 1) {
+      throw new ClaimProblem(
+          "Slurm put the shards on GPU index "
+              + gpuIndex
+              + " of "
+              + node
+              + ", but "
+              + (at.isEmpty() ? "no" : at.size())
+              + " published GPU(s) of that node have that index (published: "
+              + published.stream().map(GpuDevice::index).sorted().toList()
+              + ")");
+    }
+    return new Assignment(r.claim(), r.request(), at.get(0));
   }
 
   /**

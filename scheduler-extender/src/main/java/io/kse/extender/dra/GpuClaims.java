@@ -16,6 +16,19 @@ public interface GpuClaims {
    */
   String allocate(Pod pod, String node, List<Integer> indices);
 
+  /** Shares of one GPU the pod asks through ResourceClaims (0 for none; issue 46). */
+  default long sharesAsked(Pod pod) {
+    return 0;
+  }
+
+  /**
+   * Allocates the pod's share request to the GPU with Slurm index {@code gpuIndex} on {@code node},
+   * consuming {@code shares} of it under a share of its own, and reserves it for the pod.
+   */
+  default String allocateShare(Pod pod, String node, int gpuIndex, long shares) {
+    throw new ClaimProblem("shares of a GPU are not served here (no DRA access configured)");
+  }
+
   /** Whether the pod has ResourceClaims at all. */
   static boolean hasClaims(Pod pod) {
     return pod.getSpec().getResourceClaims() != null

@@ -9,6 +9,7 @@ package io.kse.extender.dra;
  * @param allocationMode {@code ExactCount} (the default) or {@code All}
  * @param count how many devices it asks ({@code ExactCount})
  * @param firstAvailable whether it is a list of alternatives rather than one exact request
+ * @param shares the share capacity it asks of one GPU (issue 46); 0: whole devices
  */
 public record GpuRequest(
     String claim,
@@ -16,4 +17,16 @@ public record GpuRequest(
     String deviceClass,
     String allocationMode,
     long count,
-    boolean firstAvailable) {}
+    boolean firstAvailable,
+    long shares) {
+  /** A request of whole devices. */
+  public GpuRequest(
+      String claim,
+      String request,
+      String deviceClass,
+      String allocationMode,
+      long count,
+      boolean firstAvailable) {
+    this(claim, request, deviceClass, allocationMode, count, firstAvailable, 0);
+  }
+}

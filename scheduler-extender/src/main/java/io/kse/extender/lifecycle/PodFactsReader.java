@@ -32,7 +32,9 @@ public final class PodFactsReader {
    * PodManifest.Unreadable} when its manifest cannot be read.
    */
   public PodFacts facts(Pod pod) {
-    return PodManifest.facts(JSON.valueToTree(pod)).withDraGpus(gpuClaims.gpusAsked(pod));
+    return PodManifest.facts(JSON.valueToTree(pod))
+        .withDraGpus(gpuClaims.gpusAsked(pod))
+        .withDraGpuShares(gpuClaims.sharesAsked(pod));
   }
 
   /**

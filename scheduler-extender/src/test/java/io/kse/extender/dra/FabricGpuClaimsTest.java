@@ -158,6 +158,64 @@ class FabricGpuClaimsTest {
     assertThat(get("first").getMetadata().getFinalizers()).hasSize(1);
   }
 
+  void shareClaim(String name, String shares) {
+    client
+        .resource(
+            Serialization.unmarshal(
+                """
+                apiVersion: resource.k8s.io/v1
+                kind: ResourceClaim
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  devices:
+                    requests:
+                      - name: part
+                        exactly:
+                          deviceClassName: gpu.nvidia.com
+                          capacity: {requests: {shares: "%s"}}
+                """
+                    .formatted(name, ns, shares),
+                ResourceClaim.class))
+        .create();
+  }
+
+  /** Issue 46: a share of the GPU Slurm put the shards on, under a share ID of its own. */
+  @Test
+  void aShareClaimGetsItsShareOfTheGpuSlurmPutTheShardsOn() {
+    shareClaim("part", "2");
+    Pod pod = pod("part");
+    assertThat(claims.sharesAsked(pod)).isEqualTo(2);
+    assertThat(claims.gpusAsked(pod)).isZero();
+    claims.allocateShare(pod, "node-a", 5, 2);
+    DeviceRequestAllocationResult r =
+        get("part").getStatus().getAllocation().getDevices().getResults().get(0);
+    assertThat(r.getDevice()).isEqualTo("gpu-5");
+    assertThat(r.getShareID()).isNotBlank();
+    assertThat(r.getConsumedCapacity()).containsKey("shares");
+    assertThat(r.getConsumedCapacity().get("shares").getAmount()).isEqualTo("2");
+    String share = r.getShareID();
+    claims.allocateShare(pod, "node-a", 5, 2); // a retried bind keeps the first share
+    assertThat(
+            get("part").getStatus().getAllocation().getDevices().getResults().get(0).getShareID())
+        .isEqualTo(share);
+  }
+
+  @Test
+  void aShareThatIsNotAWholeNumberOfShardsIsRefused() {
+    shareClaim("half", "500m");
+    assertThatThrownBy(() -> claims.sharesAsked(pod("half")))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("a whole number of Slurm shards");
+  }
+
+  @Test
+  void wholeGpusAndAShareInOnePodAreRefused() {
+    shareClaim("part", "1");
+    assertThatThrownBy(() -> claims.sharesAsked(pod("first", "part")))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("whole GPUs and shares of a GPU");
+  }
+
   /** Issue 26 #4. */
   @Test
   void aClaimInUseByAnotherPodIsRefusedAndThePodsOtherClaimIsLeftAsItWas() {
