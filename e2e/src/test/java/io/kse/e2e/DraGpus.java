@@ -19,6 +19,14 @@ final class DraGpus {
 
   /** The DeviceClass and one ResourceSlice per node (server-side apply: idempotent). */
   static void publish(KubernetesClient kube, List<String> nodes) {
+    publish(kube, nodes, 0);
+  }
+
+  /**
+   * The same, with {@code shares} &gt; 0 each GPU published as NVIDIA's driver does for consumable
+   * shares (issue 46): {@code allowMultipleAllocations} and a {@code shares} capacity.
+   */
+  static void publish(KubernetesClient kube, List<String> nodes, int shares) {
     kube.resource(
             """
             apiVersion: resource.k8s.io/v1
@@ -42,6 +50,15 @@ final class DraGpus {
                     uuid: {string: GPU-%s-%d}
             """
                 .formatted(DEVICE_PREFIX, i, i, node, i));
+        if (shares > 0) {
+          devices.append(
+              """
+                  allowMultipleAllocations: true
+                  capacity:
+                    shares: {value: "%d"}
+            """
+                  .formatted(shares));
+        }
       }
       kube.resource(
               """
@@ -74,6 +91,26 @@ final class DraGpus {
                       exactly: {deviceClassName: %s, allocationMode: ExactCount, count: %d}
             """
                 .formatted(name, namespace, DRIVER, count))
+        .create();
+  }
+
+  /** A ResourceClaimTemplate {@code name} asking {@code shares} shares of one GPU (issue 46). */
+  static void shareTemplate(KubernetesClient kube, String namespace, String name, int shares) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaimTemplate
+            metadata: {name: %s, namespace: %s}
+            spec:
+              spec:
+                devices:
+                  requests:
+                    - name: gpus
+                      exactly:
+                        deviceClassName: %s
+                        capacity: {requests: {shares: "%d"}}
+            """
+                .formatted(name, namespace, DRIVER, shares))
         .create();
   }
 

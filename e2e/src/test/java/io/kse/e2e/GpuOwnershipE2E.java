@@ -20,7 +20,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -281,26 +280,6 @@ class GpuOwnershipE2E extends Scenario {
         "[e2e] named claim: deallocated after its pod went (first was %s), reused on %s with"
             + " Slurm's GPUs %s%n",
         first.getMetadata().getName(), node, slurmGave);
-  }
-
-  ResourceClaim claimOf(Pod pod) {
-    AtomicReference<ResourceClaim> claim = new AtomicReference<>();
-    await("the claim of " + pod.getMetadata().getName() + " allocated")
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              Pod now = pod(pod.getMetadata().getName());
-              String name =
-                  now.getStatus().getResourceClaimStatuses().stream()
-                      .filter(s -> s.getName().equals("gpus"))
-                      .findFirst()
-                      .orElseThrow()
-                      .getResourceClaimName();
-              claim.set(kube.resources(ResourceClaim.class).inNamespace(ns).withName(name).get());
-              return claim.get().getStatus() != null
-                  && claim.get().getStatus().getAllocation() != null;
-            });
-    return claim.get();
   }
 
   @Test

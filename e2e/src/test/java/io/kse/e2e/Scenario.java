@@ -371,6 +371,33 @@ abstract class Scenario {
     void run() throws Exception;
   }
 
+  /** The pod's ResourceClaim {@code gpus}, once it is allocated. */
+  io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claimOf(Pod pod) {
+    java.util.concurrent.atomic.AtomicReference<
+            io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim>
+        claim = new java.util.concurrent.atomic.AtomicReference<>();
+    await("the claim of " + pod.getMetadata().getName() + " allocated")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Pod now = pod(pod.getMetadata().getName());
+              String name =
+                  now.getStatus().getResourceClaimStatuses().stream()
+                      .filter(s -> s.getName().equals("gpus"))
+                      .findFirst()
+                      .orElseThrow()
+                      .getResourceClaimName();
+              claim.set(
+                  kube.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+                      .inNamespace(ns)
+                      .withName(name)
+                      .get());
+              return claim.get().getStatus() != null
+                  && claim.get().getStatus().getAllocation() != null;
+            });
+    return claim.get();
+  }
+
   /** Cancels the jobs this scenario submitted with sbatch so far (with scancel, as root). */
   void cancelSbatchJobs() {
     if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them
