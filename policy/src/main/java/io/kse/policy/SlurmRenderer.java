@@ -57,7 +57,45 @@ public final class SlurmRenderer {
             .append('\n');
       }
     }
+    policy.cluster().gpuShares().ifPresent(s -> shards(policy.cluster(), s, out));
     return out.toString();
+  }
+
+  /** The GRES lines that give each GPU the shards the policy's shares stand for (issue 46). */
+  private static void shards(ClusterSpec c, io.kse.policy.model.GpuShares s, StringBuilder out) {
+    String gpus = c.gpusPerNode() > 0 ? Integer.toString(c.gpusPerNode()) : "N";
+    String total =
+        c.gpusPerNode() > 0 ? Integer.toString(c.gpusPerNode() * s.perGpu()) : "N*" + s.perGpu();
+    String last = c.gpusPerNode() > 0 ? Integer.toString(c.gpusPerNode() - 1) : "N-1";
+    out.append("# shared GPUs: ")
+        .append(s.perGpu())
+        .append(" ")
+        .append(s.gres())
+        .append("s per GPU (cluster.gpuShares; the DRA driver publishes ")
+        .append(s.perGpu())
+        .append(" ")
+        .append(s.capacity())
+        .append(" per GPU)\n# slurm.conf\nGresTypes=")
+        .append(c.gpuGres())
+        .append(',')
+        .append(s.gres())
+        .append("\nNodeName=... Gres=")
+        .append(c.gpuGres())
+        .append(c.gpuType().map(t -> ":" + t).orElse(""))
+        .append(':')
+        .append(gpus)
+        .append(',')
+        .append(s.gres())
+        .append(':')
+        .append(total)
+        .append(
+            "\n# gres.conf (the shards on the GPUs\' own device files, spread evenly)\nNodeName=... Name=")
+        .append(s.gres())
+        .append(" Count=")
+        .append(total)
+        .append(" File=/dev/nvidia[0-")
+        .append(last)
+        .append("]\n");
   }
 
   /** One partition as the policy wants it. */

@@ -107,6 +107,10 @@ public final class CheckSlurm implements Callable<Integer> {
                     .toList());
       }
       List<String> diffs = new java.util.ArrayList<>(SlurmDrift.differences(policy, parts, qos));
+      if (policy.cluster().gpuShares().isPresent()) {
+        diffs.addAll(
+            io.kse.policy.drift.SharesDrift.differences(policy.cluster(), slurmSides(slurm)));
+      }
       if (kubernetes) {
         diffs.addAll(topology(policy, slurm));
       }
@@ -129,11 +133,14 @@ public final class CheckSlurm implements Callable<Integer> {
   }
 
   /** Where the nodes' topology labels disagree with Slurm ({@link TopologyDrift}). */
+  private static List<TopologyDrift.SlurmSide> slurmSides(SlurmClient slurm) {
+    return slurm.nodes().stream()
+        .map(n -> new TopologyDrift.SlurmSide(n.name(), n.features(), n.gres()))
+        .toList();
+  }
+
   private static List<String> topology(Policy policy, SlurmClient slurm) {
-    List<TopologyDrift.SlurmSide> s =
-        slurm.nodes().stream()
-            .map(n -> new TopologyDrift.SlurmSide(n.name(), n.features(), n.gres()))
-            .toList();
+    List<TopologyDrift.SlurmSide> s = slurmSides(slurm);
     try (io.fabric8.kubernetes.client.KubernetesClient kube =
         new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
       List<TopologyDrift.KubeSide> k =
