@@ -398,6 +398,39 @@ abstract class Scenario {
     return claim.get();
   }
 
+  record CheckSlurmRun(int exit, String out) {}
+
+  /**
+   * check-slurm against the stack's Slurm (and Kubernetes, for --kubernetes) with {@code policy}.
+   */
+  CheckSlurmRun checkSlurm(java.nio.file.Path policy, String... more) {
+    var c = stack.slurmCluster();
+    java.io.StringWriter out = new java.io.StringWriter();
+    String previous = System.getProperty("kubeconfig");
+    System.setProperty("kubeconfig", stack.dir().resolve("admin.kubeconfig").toString());
+    try {
+      int exit =
+          io.kse.extender.tools.CheckSlurm.run(
+              java.util.Map.of(
+                  "KSE_SLURM_URL", c.restUrl().toString(),
+                  "KSE_SLURM_USER", c.env("KSE_LAB_JWT_USER"),
+                  "KSE_SLURM_JWT_FILE", c.env("KSE_LAB_JWT_FILE")),
+              new java.io.PrintWriter(out, true),
+              new java.io.PrintWriter(out, true),
+              java.util.stream.Stream.concat(
+                      java.util.stream.Stream.of("--policy", policy.toString()),
+                      java.util.Arrays.stream(more))
+                  .toArray(String[]::new));
+      return new CheckSlurmRun(exit, out.toString());
+    } finally {
+      if (previous == null) {
+        System.clearProperty("kubeconfig");
+      } else {
+        System.setProperty("kubeconfig", previous);
+      }
+    }
+  }
+
   /** Cancels the jobs this scenario submitted with sbatch so far (with scancel, as root). */
   void cancelSbatchJobs() {
     if (!sbatchJobs.isEmpty()) { // root's jobs: the unprivileged REST user may not cancel them

@@ -131,6 +131,23 @@ class SharedGpuE2E extends Scenario {
     assertThat(activePlaceholders(ns)).isEmpty();
   }
 
+  /** check-slurm finds Slurm's shards as the policy says, and names a policy that differs. */
+  @Test
+  void checkSlurmComparesTheShardsPerGpuWithThePolicy() throws Exception {
+    java.nio.file.Path policy = stack.dir().resolve("policy.yaml");
+    CheckSlurmRun agreed = checkSlurm(policy);
+    assertThat(agreed.exit()).as(agreed.out()).isZero();
+    java.nio.file.Path other = java.nio.file.Files.createTempFile("shares", ".yaml");
+    java.nio.file.Files.writeString(
+        other,
+        java.nio.file.Files.readString(policy)
+            .replace("perGpu: " + shards, "perGpu: " + (shards * 2)));
+    CheckSlurmRun differs = checkSlurm(other);
+    assertThat(differs.exit()).as(differs.out()).isEqualTo(1);
+    assertThat(differs.out())
+        .contains("shards per GPU, the policy " + (shards * 2) + " (cluster.gpuShares.perGpu)");
+  }
+
   static void sleep(long ms) {
     try {
       Thread.sleep(ms);

@@ -360,7 +360,7 @@ class TpuSliceE2E extends Scenario {
                                 .contains("gke-tpu-topology=2x4x4")
                                 .contains("Slurm's slice feature tpu-v5p-2x2x4");
                           }));
-      CheckSlurmRun drift = checkSlurm();
+      CheckSlurmRun drift = checkSlurm(stack.dir().resolve("policy.yaml"), "--kubernetes");
       assertThat(drift.exit()).as(drift.out()).isEqualTo(1);
       assertThat(drift.out())
           .contains("DIFF node " + host + ": Kubernetes labels")
@@ -374,38 +374,8 @@ class TpuSliceE2E extends Scenario {
                 return n;
               });
     }
-    CheckSlurmRun agreed = checkSlurm();
+    CheckSlurmRun agreed = checkSlurm(stack.dir().resolve("policy.yaml"), "--kubernetes");
     assertThat(agreed.exit()).as(agreed.out()).isZero();
-  }
-
-  record CheckSlurmRun(int exit, String out) {}
-
-  /** check-slurm --kubernetes against the stack's Slurm, policy and Kubernetes. */
-  CheckSlurmRun checkSlurm() {
-    var c = stack.slurmCluster();
-    java.io.StringWriter out = new java.io.StringWriter();
-    String previous = System.getProperty("kubeconfig");
-    System.setProperty("kubeconfig", stack.dir().resolve("admin.kubeconfig").toString());
-    try {
-      int exit =
-          io.kse.extender.tools.CheckSlurm.run(
-              Map.of(
-                  "KSE_SLURM_URL", c.restUrl().toString(),
-                  "KSE_SLURM_USER", c.env("KSE_LAB_JWT_USER"),
-                  "KSE_SLURM_JWT_FILE", c.env("KSE_LAB_JWT_FILE")),
-              new java.io.PrintWriter(out, true),
-              new java.io.PrintWriter(out, true),
-              "--policy",
-              stack.dir().resolve("policy.yaml").toString(),
-              "--kubernetes");
-      return new CheckSlurmRun(exit, out.toString());
-    } finally {
-      if (previous == null) {
-        System.clearProperty("kubeconfig");
-      } else {
-        System.setProperty("kubeconfig", previous);
-      }
-    }
   }
 
   void awaitRunning(long... ids) {
