@@ -158,6 +158,14 @@ public final class PolicyCli {
                 + " ResourceClaimTemplates; this command cannot)")
     Long claimGpus;
 
+    @Option(
+        names = "--claim-shares",
+        paramLabel = "K",
+        description =
+            "shares of one GPU the pod asks through a ResourceClaim (docs/gpu-sharing.md; the"
+                + " extender reads this from the claim's capacity request)")
+    Long claimShares;
+
     @Parameters(arity = "1..*", paramLabel = "POD")
     List<Path> pods;
 
@@ -189,10 +197,14 @@ public final class PolicyCli {
         PodFacts facts = PodManifest.parse(first);
         if (claimGpus != null) {
           facts = facts.withDraGpus(claimGpus);
-        } else if (first.contains("resourceClaims")) {
+        }
+        if (claimShares != null) {
+          facts = facts.withDraGpuShares(claimShares);
+        }
+        if (claimGpus == null && claimShares == null && first.contains("resourceClaims")) {
           out.println(
-              "note: the pod has ResourceClaims; give --claim-gpus N for the GPUs they ask, or"
-                  + " its GPU ownership mode is judged without them");
+              "note: the pod has ResourceClaims; give --claim-gpus N (or --claim-shares K) for what"
+                  + " they ask, or its GPU ownership mode is judged without them");
         }
         d = new PlacementPolicy(p).decide(facts, ledger, at);
         out.printf("pod %s: tier %s%n", facts.ref(), d.tier());

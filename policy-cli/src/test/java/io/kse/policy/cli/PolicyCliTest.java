@@ -167,6 +167,34 @@ class PolicyCliTest {
   }
 
   @Test
+  void explainShowsAShareOfAGpu(@TempDir Path dir) throws Exception {
+    Path pod =
+        Files.writeString(
+            dir.resolve("pod.yaml"),
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: small, namespace: serving, labels: {kse.io/gpu-share: "true"}}
+            spec:
+              resourceClaims: [{name: gpu, resourceClaimTemplateName: quarter-gpu}]
+              containers: [{name: s, image: x}]
+            """);
+    assertThat(
+            run(
+                "explain",
+                "--policy",
+                ex("shared-gpus.yaml"),
+                "--claim-shares",
+                "1",
+                pod.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains("tier small-models")
+        .contains("shared: 1 of a GPU's 4 shards")
+        .contains("gres=shard:1");
+  }
+
+  @Test
   void renderSlurmPrintsATpuLayoutOrSaysWhatIsWrongWithIt() {
     assertThat(run("render-slurm", "--tpu-slices", "tpu-v5p-slice:2x2x4:1", ex("tpu.yaml")))
         .isZero();
