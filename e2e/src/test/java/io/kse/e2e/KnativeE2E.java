@@ -208,6 +208,93 @@ class KnativeE2E extends Scenario {
     }
   }
 
+  /**
+   * Issue 46 (a stack with {@code --gpu-shards 4}): a Service of quarter-GPU replicas — Knative
+   * drops DRA claims from its template, so its pods carry {@code kse.io/gpu-share-template} and the
+   * admission policy gives them the claim — scaled 0 → 8 holds 2 GPUs, not 8, and scales back to
+   * nothing held.
+   */
+  @Test
+  void quarterGpuReplicasScaleOutOntoTwoGpusAndBack() {
+    int shards = Integer.parseInt(stack.envIfSet("KSE_LAB_GPU_SHARDS").orElse("0"));
+    assumeTrue(shards == 4, "needs a stack with 4 GPU shards (e2e/cluster/stack --gpu-shards 4)");
+    DraGpus.publish(kube, stack.gpuNodes(), shards);
+    DraGpus.shareTemplate(kube, ns, "quarter", 1);
+    GenericKubernetesResource svc = service("small", "dev.local/small-model:1", 0);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> template =
+        (Map<String, Object>)
+            ((Map<String, Object>) svc.getAdditionalProperties().get("spec")).get("template");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> meta = (Map<String, Object>) template.get("metadata");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> annotations = (Map<String, Object>) meta.get("annotations");
+    annotations.put("kse.io/gpu-share-template", "quarter");
+    meta.put("labels", Map.of("kse-test/tier", "shared"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> container =
+        ((List<Map<String, Object>>) ((Map<String, Object>) template.get("spec")).get("containers"))
+            .get(0);
+    container.remove("resources"); // no whole GPU: the claim is its share
+    services().resource(svc).create();
+    String revision = "small-00001";
+    await("the revision's PodAutoscaler")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> pa(revision).get() != null);
+    setMinScale(revision, 8);
+    awaitServicePods("small", 8);
+    java.util.Set<String> gpus = new java.util.TreeSet<>();
+    // read again until 8 live replicas all hold their share: Knative may take one back just after
+    // its bind and make another
+    await("8 live replicas, each with its share")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              gpus.clear();
+              List<Pod> live =
+                  kube
+                      .pods()
+                      .inNamespace(ns)
+                      .withLabel("serving.knative.dev/service", "small")
+                      .list()
+                      .getItems()
+                      .stream()
+                      .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                      .toList();
+              assertThat(live).hasSize(8);
+              for (Pod p : live) {
+                assertThat(p.getSpec().getNodeName()).isNotNull();
+                String claim =
+                    p.getStatus().getResourceClaimStatuses().stream()
+                        .filter(c -> c.getName().equals("kse-gpu-share"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getResourceClaimName();
+                var results =
+                    kube.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+                        .inNamespace(ns)
+                        .withName(claim)
+                        .get()
+                        .getStatus()
+                        .getAllocation()
+                        .getDevices()
+                        .getResults();
+                assertThat(results.get(0).getShareID()).isNotBlank();
+                gpus.add(p.getSpec().getNodeName() + "/" + results.get(0).getDevice());
+              }
+              assertThat(gpus)
+                  .as("8 quarters of a GPU on 2 GPUs, as Slurm packed their shards")
+                  .hasSize(2);
+            });
+    System.out.printf("[e2e] knative: 8 quarter-GPU replicas on %s%n", gpus);
+    setMinScale(revision, 0);
+    awaitServicePods("small", 0);
+    await("no live placeholder once the replicas are gone")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> activePlaceholders(ns).isEmpty());
+  }
+
   // ------------------------------------------------------------------------------ Knative objects
 
   NonNamespaceOperation<

@@ -373,6 +373,11 @@ abstract class Scenario {
 
   /** The pod's ResourceClaim {@code gpus}, once it is allocated. */
   io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claimOf(Pod pod) {
+    return claimOf(pod, "gpus");
+  }
+
+  /** The pod's ResourceClaim {@code entry} (its name in the pod's spec), once it is allocated. */
+  io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claimOf(Pod pod, String entry) {
     java.util.concurrent.atomic.AtomicReference<
             io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim>
         claim = new java.util.concurrent.atomic.AtomicReference<>();
@@ -383,7 +388,7 @@ abstract class Scenario {
               Pod now = pod(pod.getMetadata().getName());
               String name =
                   now.getStatus().getResourceClaimStatuses().stream()
-                      .filter(s -> s.getName().equals("gpus"))
+                      .filter(s -> s.getName().equals(entry))
                       .findFirst()
                       .orElseThrow()
                       .getResourceClaimName();

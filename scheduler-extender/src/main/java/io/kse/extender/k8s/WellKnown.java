@@ -19,6 +19,12 @@ public final class WellKnown {
   public static final String SCHEDULING_GATE = "kse.io/slurm-allocation";
 
   /**
+   * A pod's ResourceClaimTemplate for a share of a GPU, for controllers that cannot put claims in
+   * their pods (Knative): manifests/base/gpu-share-claims.yaml adds the claim at creation.
+   */
+  public static final String GPU_SHARE_TEMPLATE = "kse.io/gpu-share-template";
+
+  /**
    * Our pod condition: False with Slurm's pending reason while the pod waits, True once Slurm
    * allocated its node.
    */

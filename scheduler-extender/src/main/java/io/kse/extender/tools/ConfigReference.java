@@ -45,6 +45,11 @@ public final class ConfigReference {
             + " was told it waits gets none (its annotations and Event say where it went); `kubectl"
             + " describe pod` shows it");
     a.put(
+        WellKnown.GPU_SHARE_TEMPLATE,
+        "pod (or a Knative Service's template) → a ResourceClaimTemplate of its namespace asking"
+            + " shares of one GPU: manifests/base/gpu-share-claims.yaml gives the pod that claim"
+            + " when it is created (docs/gpu-sharing.md)");
+    a.put(
         io.kse.policy.WellKnown.TIER,
         "pod → override: the policy tier (only where `overrides:` allows)");
     a.put(io.kse.policy.WellKnown.PARTITION, "pod → override: Slurm partition");
