@@ -533,7 +533,8 @@ public final class PlacementPolicy {
         continue;
       }
       PreemptionLedger.Usage used = ledger.usage(tier.name(), b.window(), now);
-      long gpus = pod.gpus() * nodes;
+      // a share of a GPU may preempt a whole GPU's worth (Slurm frees whole GPUs for shards)
+      long gpus = (pod.gpus() + (pod.draGpuShares() > 0 ? 1 : 0)) * nodes;
       if (used.gpus() + gpus > b.maxGpus() || used.nodes() + nodes > b.maxNodes()) {
         return Optional.of(
             "budget of tier "

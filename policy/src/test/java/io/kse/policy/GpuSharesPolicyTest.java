@@ -85,6 +85,36 @@ class GpuSharesPolicyTest {
     assertThat(((Decision.Reject) d).reason()).contains("no shared GPUs (cluster.gpuShares)");
   }
 
+  /** A share may preempt a whole GPU's worth: a used-up GPU budget stops it too. */
+  @Test
+  void aUsedUpGpuBudgetStopsASharePreempting() {
+    String yaml =
+        """
+        apiVersion: kse.io/v1alpha1
+        kind: PlacementPolicy
+        cluster:
+          preemptMode: partition
+          gpuShares: {gres: shard, perGpu: 4}
+        defaultTier: small-models
+        tiers:
+          - name: small-models
+            slurm: {partition: inference, fallbackPartition: inference-nopreempt}
+            mayPreempt: [training]
+            shareGpus: true
+          - name: training
+            slurm: {partition: training}
+            preemptible: true
+        preemption:
+          budgets:
+            - {tier: small-models, maxGpus: 0, window: 1h}
+        """;
+    PlacementPolicy budgeted = new PlacementPolicy(PolicyParser.parse(yaml, "b.yaml"));
+    Decision d = budgeted.decide(pod(true, 1), new PreemptionLedger(), NOW);
+    assertThat(((Decision.Place) d).job().preempting()).isFalse();
+    assertThat(d.record())
+        .anySatisfy(c -> assertThat(c.effect()).contains("budget of tier small-models used up"));
+  }
+
   @Test
   void aSharingTierNeedsTheClustersSharesAtLoad() {
     String yaml =
