@@ -46,6 +46,7 @@ import java.util.function.Function;
  *      [--warm-up-pods N]  # then N more pods (bursts of --pods), and the burst again: "warm"
  *      [--only warm]       # only that: N pods, then the measured burst (e.g. to compare builds)
  *      [--only tpu-slices] # on a stack with --tpu-blocks 4,4,8: a 4-host slice, a 2x4 multislice
+ *      [--only shared-gpus] # on a stack with --gpu-shards 4: quarter-GPU pods (issue 46)
  *      [--jfr FILE]        # a JFR recording of the extender over the warm burst (jcmd)
  * </pre>
  */
@@ -79,7 +80,8 @@ public final class TimeToBind {
       System.err.println(
           "usage: TimeToBind --env DIR/env --stack e2e/cluster/stack --pods N [--gpus G] [--tag T]"
               + " [--preemption PODS] [--pending-queue N] [--groups SIZES] [--our-part yes]"
-              + " [--only our-part] [--warm-up-pods N] [--only warm] [--only tpu-slices] [--jfr FILE]");
+              + " [--only our-part] [--warm-up-pods N] [--only warm] [--only tpu-slices]"
+              + " [--only shared-gpus] [--jfr FILE]");
       System.exit(2);
     }
     TimeToBind b = new TimeToBind(BenchStack.from(a), a.getOrDefault("tag", "run"));
@@ -91,6 +93,12 @@ public final class TimeToBind {
     try {
       if ("warm".equals(a.get("only"))) { // a long-running extender's cost per pod, alone
         b.warm(pods, gpus, warmUpPods, jfr);
+        b.kube.close();
+        System.exit(0);
+      }
+      if ("shared-gpus".equals(a.get("only"))) { // a stack with --gpu-shards 4 (issue 46)
+        b.podsBound("bench-warm-up-" + b.tag, OURS, 16, gpus, null);
+        b.sharedGpus(4, 5);
         b.kube.close();
         System.exit(0);
       }
@@ -489,6 +497,17 @@ public final class TimeToBind {
     while (kube.serviceAccounts().inNamespace(ns).withName("default").get() == null) {
       Thread.sleep(100);
     }
+    if (shareTemplate
+        != null) { // what the pods' annotation names (manifests/base/gpu-share-claims.yaml)
+      kube.resource(
+              ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+                      + "metadata: {name: %s, namespace: %s}\n"
+                      + "spec:\n  spec:\n    devices:\n      requests:\n"
+                      + "        - name: gpus\n          exactly: {deviceClassName: gpu.nvidia.com,"
+                      + " capacity: {requests: {shares: \"1\"}}}\n")
+                  .formatted(shareTemplate, ns))
+          .create();
+    }
     Map<String, Long> created = new ConcurrentHashMap<>();
     Map<String, Long> bound = new ConcurrentHashMap<>();
     SharedIndexInformer<Pod> informer =
@@ -557,7 +576,11 @@ public final class TimeToBind {
       pool.execute(
           () -> {
             Pod p = pod(ns, name, scheduler, gpus);
-            p.getMetadata().setAnnotations(annotations.apply(name));
+            Map<String, String> a = new java.util.HashMap<>(annotations.apply(name));
+            if (shareTemplate != null) {
+              a.put("kse.io/gpu-share-template", shareTemplate);
+            }
+            p.getMetadata().setAnnotations(a);
             created.put(name, System.nanoTime());
             kube.pods().inNamespace(ns).resource(p).create();
           });
@@ -575,12 +598,18 @@ public final class TimeToBind {
     }
     informer.close();
     Run run = Run.of(first, created, bound, n, cpuSpent, apiSpent);
+    if (!keepNamespace) {
+      deleteNamespace(ns);
+    }
+    return run;
+  }
+
+  private void deleteNamespace(String ns) throws Exception {
     kube.namespaces().withName(ns).delete();
     while (kube.namespaces().withName(ns).get() != null) {
       Thread.sleep(200);
     }
     awaitNoLive(ns);
-    return run;
   }
 
   /**
@@ -614,11 +643,106 @@ public final class TimeToBind {
     }
   }
 
+  /**
+   * Shared GPUs (issue 46), published as NVIDIA's DRA driver does (each GPU with {@code shares}
+   * consumable shares) on a stack with {@code --gpu-shards}: {@code rounds} single quarter-GPU pods
+   * one at a time, creation → bound; then 8 at once, and how many GPUs they hold per replica (a
+   * whole-GPU replica holds 1).
+   */
+  private void sharedGpus(int shares, int rounds) throws Exception {
+    publishSharedGpus(shares);
+    shareTemplate = "quarter";
+    try {
+      List<Long> times = new ArrayList<>();
+      for (int r = 0; r < rounds; r++) {
+        Run run = podsBound("bench-shared-" + r + "-" + tag, OURS, 1, 0, null);
+        if (run.bound().size() == 1) {
+          times.add(
+              run.bound().values().iterator().next() - run.created().values().iterator().next());
+        }
+      }
+      Stats s = Stats.ofDurations(times);
+      line("shared_ttb_p50_ms", String.format("%.0f", s.p50()));
+      line("shared_ttb_done", times.size() + "/" + rounds);
+      keepNamespace = true;
+      String ns = "bench-shared-eight-" + tag;
+      Run eight = podsBound(ns, OURS, 8, 0, null);
+      java.util.Set<String> held = new java.util.TreeSet<>();
+      for (Pod p : kube.pods().inNamespace(ns).list().getItems()) {
+        for (var c : p.getStatus().getResourceClaimStatuses()) {
+          var claim =
+              kube.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim.class)
+                  .inNamespace(ns)
+                  .withName(c.getResourceClaimName())
+                  .get();
+          claim
+              .getStatus()
+              .getAllocation()
+              .getDevices()
+              .getResults()
+              .forEach(d -> held.add(p.getSpec().getNodeName() + "/" + d.getDevice()));
+        }
+      }
+      line("shared_replicas_bound_of_8", Integer.toString(eight.bound().size()));
+      line("shared_gpus_held_by_8", Integer.toString(held.size()));
+      line("shared_gpus_per_replica", String.format("%.2f", held.size() / 8.0));
+      keepNamespace = false;
+      deleteNamespace(ns);
+    } finally {
+      shareTemplate = null;
+      keepNamespace = false;
+    }
+  }
+
+  /** The DeviceClass and each GPU node's ResourceSlice, every GPU with {@code shares} shares. */
+  private void publishSharedGpus(int shares) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: DeviceClass
+            metadata: {name: gpu.nvidia.com}
+            spec:
+              selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com'"}}]
+            """)
+        .serverSideApply();
+    for (String node : stack.env("KSE_E2E_GPU_NODES").split(",")) {
+      StringBuilder devices = new StringBuilder();
+      for (int i = 0; i < 8; i++) {
+        devices.append(
+            "  - {name: gpu-%d, attributes: {index: {int: %d}}, allowMultipleAllocations: true,"
+                    .formatted(i, i)
+                + " capacity: {shares: {value: \"%d\"}}}\n".formatted(shares));
+      }
+      kube.resource(
+              ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+                          + "metadata: {name: bench-gpus-%s}\n"
+                          + "spec:\n  driver: gpu.nvidia.com\n  nodeName: %s\n"
+                          + "  pool: {name: %s, generation: 1, resourceSliceCount: 1}\n  devices:\n")
+                      .formatted(node, node, node)
+                  + devices)
+          .serverSideApply();
+    }
+  }
+
+  /** The claim template the pods made now name for their share of a GPU; null: none. */
+  private volatile String shareTemplate;
+
+  /** Whether podsBound leaves its namespace for the caller to read and delete. */
+  private volatile boolean keepNamespace;
+
   /** The slice topology the pods made now ask, TPU chips instead of GPUs; null: GPU pods. */
   private volatile String tpuTopology;
 
   private Pod pod(String ns, String name, String scheduler, int gpus) {
     Pod p = gpuPod(ns, name, scheduler, gpus);
+    if (shareTemplate != null) { // a quarter GPU: its claim comes by annotation, no whole GPU
+      p.getMetadata().setLabels(Map.of("kse-test/tier", "shared"));
+      p.getSpec()
+          .getContainers()
+          .get(0)
+          .getResources()
+          .setLimits(Map.of("memory", new Quantity("1Gi")));
+    }
     if (tpuTopology != null) { // as GKE's TPU pods ask: the chips of one host, the slice by label
       p.getSpec()
           .setNodeSelector(
