@@ -340,7 +340,7 @@ public final class PlacementPolicy {
     slice.ifPresent(s -> parts.add(s.gresRequest()));
     for (Map.Entry<String, Long> e : new java.util.TreeMap<>(pod.extendedResources()).entrySet()) {
       if (e.getKey().equals(PodFacts.GPU)
-          || e.getKey().equals(slices.resource())
+          || (e.getKey().equals(slices.resource()) && !slices.takenAsPlainGres())
           || e.getValue() <= 0) {
         continue;
       }

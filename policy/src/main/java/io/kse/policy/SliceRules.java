@@ -44,6 +44,14 @@ final class SliceRules {
     }
   }
 
+  /**
+   * Without {@code cluster.tpu}, a policy that maps the TPU resource in {@code
+   * cluster.extendedResources} keeps asking it as a plain GRES, as before slices existed.
+   */
+  boolean takenAsPlainGres() {
+    return cluster.tpu().isEmpty() && cluster.extendedResources().containsKey(resource());
+  }
+
   /** The Kubernetes resource of TPU chips: the policy's, else GKE's. */
   String resource() {
     return cluster.tpu().map(TpuSlices::resource).orElse(TpuSlices.GKE_RESOURCE);
@@ -57,7 +65,7 @@ final class SliceRules {
       PodFacts pod, Optional<GroupFacts> group, int nodes, List<Contribution> record) {
     group.ifPresent(this::sameSliceForAll);
     long asked = pod.extendedResources().getOrDefault(resource(), 0L);
-    if (asked <= 0) {
+    if (asked <= 0 || takenAsPlainGres()) {
       return Optional.empty();
     }
     TpuSlices tpu =

@@ -201,6 +201,18 @@ class SliceRulesTest {
   }
 
   @Test
+  void withoutClusterTpuAMappedTpuResourceStaysAPlainGres() {
+    String yaml =
+        Policies.example("minimal.yaml")
+            .replace(
+                "  gpuGres: gpu", "  gpuGres: gpu\n  extendedResources: {google.com/tpu: tpu}");
+    PlacementPolicy plain = new PlacementPolicy(PolicyParser.parse(yaml, "plain.yaml"));
+    JobSpec job = placed(plain.decide(host("one", 4, "tpu-v5p-slice", "2x2x4"), ledger, NOW));
+    assertThat(job.gresPerNode()).contains("tpu:4");
+    assertThat(job.topology()).isEqualTo(TopologyRequest.NONE);
+  }
+
+  @Test
   void ourTopologyAnnotationsCannotBeSetOnATpuPod() {
     PodFacts p = host("one", 4, "tpu-v5p-slice", "2x2x1");
     PodFacts annotated =
