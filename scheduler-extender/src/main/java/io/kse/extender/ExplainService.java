@@ -29,7 +29,7 @@ final class ExplainService {
   private final PlaceholderRegistry registry;
   private final SlurmView cache;
   private final Function<PodRef, Placement> placementOf;
-  private final Function<Pod, Decision> decider;
+  private final java.util.function.BiFunction<Placement, Pod, Decision> decider;
 
   /**
    * @param decider the reconciler's decision for a pod's placement now ({@code
@@ -39,7 +39,7 @@ final class ExplainService {
 
   ExplainService(
       Function<PodRef, Placement> placementOf,
-      Function<Pod, Decision> decider,
+      java.util.function.BiFunction<Placement, Pod, Decision> decider,
       PodSource pods,
       PlaceholderRegistry registry,
       SlurmView cache,
@@ -63,7 +63,7 @@ final class ExplainService {
     out.put("nodeName", Optional.ofNullable(pod.get().getSpec().getNodeName()).orElse(""));
     Placement placement = placementOf.apply(PodRef.of(pod.get()));
     Optional<SlurmJob> job = cache.jobFor(placement.key());
-    Decision d = decide(pod.get());
+    Decision d = decide(placement, pod.get()); // the placement resolved once, above
     out.put("tier", d.tier());
     out.put("decision", d instanceof Decision.Place ? "place" : "reject");
     if (d instanceof Decision.Reject r) {
@@ -100,9 +100,9 @@ final class ExplainService {
   }
 
   /** The pod's own decision, or its group's: the very decision a submission now would make. */
-  private Decision decide(Pod pod) {
+  private Decision decide(Placement placement, Pod pod) {
     try {
-      return decider.apply(pod);
+      return decider.apply(placement, pod);
     } catch (io.kse.extender.dra.ClaimProblem | io.kse.policy.PodManifest.Unreadable e) {
       return new Decision.Reject("-", e.getMessage(), List.of());
     }

@@ -378,7 +378,11 @@ public final class PlacementReconciler {
    * now would use ({@code /explain}). {@link ClaimProblem} when its claims cannot be served.
    */
   public Decision decide(Pod pod) {
-    Placement placement = placementOf(PodRef.of(pod));
+    return decide(placementOf(PodRef.of(pod)), pod);
+  }
+
+  /** As {@link #decide(Pod)}, for the placement the caller has already resolved for the pod. */
+  public Decision decide(Placement placement, Pod pod) {
     Map<String, Optional<Pod>> now = new HashMap<>();
     placement.members().forEach(m -> now.put(m.ref().uid(), views.pods().pod(m.ref())));
     List<Pod> members = placement.needing(now);
