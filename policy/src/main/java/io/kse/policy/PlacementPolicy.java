@@ -333,7 +333,7 @@ public final class PlacementPolicy {
       PodFacts pod, Tier tier, Optional<SliceRules.Slice> slice, List<Contribution> record) {
     List<String> parts = new ArrayList<>();
     ClusterSpec c = policy.cluster();
-    shares(pod, tier, record).ifPresent(parts::add);
+    GpuShareRules.shards(policy.cluster(), pod, tier, record).ifPresent(parts::add);
     if (pod.gpus() > 0) {
       parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
     }
@@ -364,56 +364,6 @@ public final class PlacementPolicy {
       }
     }
     return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(",", parts));
-  }
-
-  /**
-   * Part of one GPU (issue 46): as many Slurm shards as the pod's claim asks shares, which Slurm
-   * places on one GPU; empty when it asks none. Refused: no sharing in the policy or the tier, more
-   * shares than a GPU has, whole GPUs and shares in one pod.
-   */
-  private Optional<String> shares(PodFacts pod, Tier tier, List<Contribution> record) {
-    long shares = pod.draGpuShares();
-    if (shares <= 0) {
-      return Optional.empty();
-    }
-    String asks = "the pod asks " + shares + " share(s) of a GPU through a ResourceClaim";
-    io.kse.policy.model.GpuShares s =
-        policy
-            .cluster()
-            .gpuShares()
-            .orElseThrow(
-                () ->
-                    new Rejected(asks + ", but the policy has no shared GPUs (cluster.gpuShares)"));
-    if (!tier.shareGpus()) {
-      throw new Rejected(
-          asks + ", but tier " + tier.name() + " may not share GPUs (tiers[].shareGpus)");
-    }
-    if (pod.gpus() > 0) {
-      throw new Rejected(
-          asks
-              + " and "
-              + pod.gpus()
-              + " whole GPU(s); a pod takes whole GPUs or part of one, not both");
-    }
-    if (shares > s.perGpu()) {
-      throw new Rejected(
-          asks
-              + ", but a GPU has "
-              + s.perGpu()
-              + " (cluster.gpuShares.perGpu): ask whole GPUs instead");
-    }
-    record.add(
-        new Contribution(
-            "gpu ownership",
-            "shared: "
-                + shares
-                + " of a GPU's "
-                + s.perGpu()
-                + " "
-                + s.gres()
-                + "s; Slurm places them on one GPU and the extender allocates the claim's share"
-                + " of that GPU"));
-    return Optional.of(s.gres() + ":" + shares);
   }
 
   /** The tier's or pod's constraint, ANDed with a slice's feature; refused when it cannot be. */
