@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.kse.policy.model.ClusterSpec;
-import io.kse.policy.model.GpuShares;
 import io.kse.policy.model.Overrides;
 import io.kse.policy.model.Policy;
 import io.kse.policy.model.PreemptionSafety;
 import io.kse.policy.model.SlurmSettings;
 import io.kse.policy.model.Tier;
 import io.kse.policy.model.TierMatch;
-import io.kse.policy.model.TpuSlices;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,7 +34,6 @@ import java.util.regex.Pattern;
 public final class PolicyParser {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,62}");
 
   private final List<String> problems = new ArrayList<>();
 
@@ -140,7 +137,7 @@ public final class PolicyParser {
     text(root, "", "kind")
         .filter(k -> !k.equals(Policy.KIND))
         .ifPresent(k -> problem("kind", "must be " + Policy.KIND + ", got \"" + k + "\""));
-    ClusterSpec cluster = cluster(root.path("cluster"));
+    ClusterSpec cluster = new ClusterParser(this).cluster(root.path("cluster"));
     List<Tier> tiers = tiers(root.path("tiers"), cluster);
     String defaultTier = text(root, "", "defaultTier").orElse(null);
     Set<String> names = new HashSet<>();
@@ -155,142 +152,6 @@ public final class PolicyParser {
     checkPreemptionGraph(tiers);
     checkFallbacks(tiers, safety);
     return new Policy(cluster, tiers, defaultTier, safety, overrides);
-  }
-
-  private ClusterSpec cluster(JsonNode c) {
-    String p = "cluster";
-    if (c.isMissingNode()) {
-      problem(p, "required (preemptMode, gpuGres, topology)");
-      return new ClusterSpec(
-          ClusterSpec.PreemptMode.PARTITION,
-          "gpu",
-          Optional.empty(),
-          List.of(),
-          0,
-          List.of(ClusterSpec.NVIDIA_CLIQUE_LABEL),
-          false,
-          false,
-          Map.of(),
-          List.of(),
-          0,
-          Optional.empty(),
-          Optional.empty());
-    }
-    keys(
-        c,
-        p,
-        "preemptMode",
-        "gpuGres",
-        "gpuType",
-        "nvlinkDomainFeatures",
-        "nvlinkDomainNodes",
-        "nvlinkDomainTopologyKeys",
-        "switches",
-        "blocks",
-        "extendedResources",
-        "kubernetesOnlyResources",
-        "gpusPerNode",
-        "tpu",
-        "gpuShares");
-    ClusterSpec.PreemptMode mode =
-        text(c, p, "preemptMode")
-            .map(m -> enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
-            .orElseGet(
-                () -> {
-                  problem(p + ".preemptMode", "required: partition or qos");
-                  return ClusterSpec.PreemptMode.PARTITION;
-                });
-    return new ClusterSpec(
-        mode == null ? ClusterSpec.PreemptMode.PARTITION : mode,
-        text(c, p, "gpuGres").orElse("gpu"),
-        text(c, p, "gpuType"),
-        strings(c, p, "nvlinkDomainFeatures"),
-        domainNodes(c, p),
-        c.has("nvlinkDomainTopologyKeys")
-            ? strings(c, p, "nvlinkDomainTopologyKeys")
-            : List.of(ClusterSpec.NVIDIA_CLIQUE_LABEL),
-        bool(c, p, "switches", false),
-        bool(c, p, "blocks", false),
-        stringMap(c, p, "extendedResources"),
-        strings(c, p, "kubernetesOnlyResources"),
-        gpusPerNode(c, p),
-        c.has("tpu")
-            ? Optional.of(tpu(c.get("tpu"), p + ".tpu", bool(c, p, "blocks", false)))
-            : Optional.empty(),
-        c.has("gpuShares")
-            ? Optional.of(gpuShares(c.get("gpuShares"), p + ".gpuShares"))
-            : Optional.empty());
-  }
-
-  /** {@code cluster.gpuShares}: Slurm's shard GRES and the shares each GPU has. */
-  private GpuShares gpuShares(JsonNode g, String p) {
-    keys(g, p, "gres", "perGpu", "capacity");
-    int per = integer(g, p, "perGpu").orElse(0);
-    if (per < 1 || per > 1024) {
-      problem(p + ".perGpu", "required: the shards (and DRA shares) each GPU has, 1..1024");
-    }
-    return new GpuShares(
-        text(g, p, "gres").orElse("shard"), per, text(g, p, "capacity").orElse("shares"));
-  }
-
-  /** {@code cluster.tpu}: the label and GRES names (GKE's by default) and the accelerator types. */
-  private TpuSlices tpu(JsonNode t, String p, boolean blocks) {
-    keys(t, p, "resource", "gres", "acceleratorLabel", "topologyLabel", "accelerators");
-    Map<String, TpuSlices.Accelerator> types = new LinkedHashMap<>();
-    JsonNode a = t.path("accelerators");
-    if (!a.isObject() || a.isEmpty()) {
-      problem(p + ".accelerators", "required: the accelerator types, e.g. tpu-v5p-slice: {...}");
-    } else {
-      a.fields()
-          .forEachRemaining(
-              f -> {
-                String q = p + ".accelerators." + f.getKey();
-                JsonNode v = f.getValue();
-                keys(v, q, "chipsPerHost", "feature", "topologies");
-                int chips = integer(v, q, "chipsPerHost").orElse(0);
-                if (chips < 1 || chips > 64) {
-                  problem(q + ".chipsPerHost", "required: the chips on each host, 1..64");
-                }
-                String feature = text(v, q, "feature").orElse("");
-                if (!FEATURE.matcher(feature).matches()) {
-                  problem(
-                      q + ".feature", "required: a Slurm node feature, got \"" + feature + "\"");
-                }
-                List<String> topologies = strings(v, q, "topologies");
-                if (topologies.isEmpty()) {
-                  problem(q + ".topologies", "required: the slice topologies the cluster has");
-                }
-                for (String topo : topologies) {
-                  try {
-                    if (SliceShape.parse(topo).hosts(Math.max(1, chips)) > 1 && !blocks) {
-                      problem(
-                          q + ".topologies",
-                          topo
-                              + " spans several hosts, placed as one topology/block segment:"
-                              + " set cluster.blocks: true (Slurm 23.11+ with topology/block)");
-                    }
-                  } catch (IllegalArgumentException e) {
-                    problem(q + ".topologies", e.getMessage());
-                  }
-                }
-                types.put(f.getKey(), new TpuSlices.Accelerator(chips, feature, topologies));
-              });
-    }
-    return new TpuSlices(
-        text(t, p, "resource").orElse(TpuSlices.GKE_RESOURCE),
-        text(t, p, "gres").orElse("tpu"),
-        text(t, p, "acceleratorLabel").orElse(TpuSlices.GKE_ACCELERATOR_LABEL),
-        text(t, p, "topologyLabel").orElse(TpuSlices.GKE_TOPOLOGY_LABEL),
-        types);
-  }
-
-  private int gpusPerNode(JsonNode c, String p) {
-    OptionalInt n = integer(c, p, "gpusPerNode");
-    if (n.isPresent() && (n.getAsInt() < 1 || n.getAsInt() > 1024)) {
-      problem(p + ".gpusPerNode", "must be 1..1024");
-      return 0;
-    }
-    return n.orElse(0);
   }
 
   private List<Tier> tiers(JsonNode arr, ClusterSpec cluster) {
@@ -691,11 +552,11 @@ public final class PolicyParser {
 
   // ---------------------------------------------------------------- readers with paths
 
-  private void problem(String path, String message) {
+  void problem(String path, String message) {
     problems.add((path.isEmpty() ? "$" : path) + ": " + message);
   }
 
-  private void keys(JsonNode node, String p, String... allowed) {
+  void keys(JsonNode node, String p, String... allowed) {
     if (!node.isObject()) {
       return;
     }
@@ -731,25 +592,16 @@ public final class PolicyParser {
     return Optional.of(read.apply(v));
   }
 
-  private Optional<String> text(JsonNode n, String p, String k) {
+  Optional<String> text(JsonNode n, String p, String k) {
     return scalar(n, p, k, "a string", JsonNode::asText, JsonNode::isValueNode)
         .filter(s -> !s.isBlank());
   }
 
-  private boolean bool(JsonNode n, String p, String k, boolean dflt) {
+  boolean bool(JsonNode n, String p, String k, boolean dflt) {
     return scalar(n, p, k, "true or false", JsonNode::asBoolean, JsonNode::isBoolean).orElse(dflt);
   }
 
-  private int domainNodes(JsonNode c, String p) {
-    OptionalInt n = integer(c, p, "nvlinkDomainNodes");
-    if (n.isPresent() && (n.getAsInt() < 1 || n.getAsInt() > WellKnown.MAX_NODES)) {
-      problem(p + ".nvlinkDomainNodes", "must be 1.." + WellKnown.MAX_NODES);
-      return 0;
-    }
-    return n.orElse(0);
-  }
-
-  private OptionalInt integer(JsonNode n, String p, String k) {
+  OptionalInt integer(JsonNode n, String p, String k) {
     Optional<Integer> v =
         scalar(n, p, k, "a whole number", JsonNode::asInt, JsonNode::canConvertToInt);
     return v.map(OptionalInt::of).orElse(OptionalInt.empty());
@@ -768,7 +620,7 @@ public final class PolicyParser {
             });
   }
 
-  private List<String> strings(JsonNode n, String p, String k) {
+  List<String> strings(JsonNode n, String p, String k) {
     JsonNode v = n.path(k);
     List<String> out = new ArrayList<>();
     if (v.isMissingNode() || v.isNull()) {
@@ -788,7 +640,7 @@ public final class PolicyParser {
     return out;
   }
 
-  private Map<String, String> stringMap(JsonNode n, String p, String k) {
+  Map<String, String> stringMap(JsonNode n, String p, String k) {
     JsonNode v = n.path(k);
     Map<String, String> out = new LinkedHashMap<>();
     if (v.isMissingNode() || v.isNull()) {
@@ -822,7 +674,7 @@ public final class PolicyParser {
     }
   }
 
-  private <E extends Enum<E>> E enumValue(String p, String v, Class<E> type) {
+  <E extends Enum<E>> E enumValue(String p, String v, Class<E> type) {
     for (E e : type.getEnumConstants()) {
       if (e.name().equalsIgnoreCase(v)) {
         return e;
