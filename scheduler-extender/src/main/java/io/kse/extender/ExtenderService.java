@@ -253,6 +253,19 @@ public final class ExtenderService implements AutoCloseable {
             () -> Optional.ofNullable(lease.get()).flatMap(WriterLease::writerAddress)));
   }
 
+  /** Says, once at start, if the cluster is older than the project's floor (never fatal). */
+  private void checkKubernetesFloor() {
+    try {
+      String version = kube.getKubernetesVersion().getGitVersion();
+      io.kse.extender.k8s.KubernetesFloor.below(version)
+          .ifPresentOrElse(
+              why -> LOG.warn("kubernetes_below_floor version={} why=\"{}\"", version, why),
+              () -> LOG.info("kubernetes version={}", version));
+    } catch (RuntimeException e) { // the informers will say it louder if the API is unreachable
+      LOG.warn("kubernetes_version_unknown error={}", e.toString());
+    }
+  }
+
   /** Runs the start steps in order; a failure stops what had started and is thrown. */
   public ExtenderService start() {
     LOG.info(
@@ -262,7 +275,7 @@ public final class ExtenderService implements AutoCloseable {
         cfg.policyFile(),
         cfg.slurm());
     try {
-      step("kubernetes-client", () -> {}, kube::close);
+      step("kubernetes-client", this::checkKubernetesFloor, kube::close);
       step(
           "policy",
           () -> {
