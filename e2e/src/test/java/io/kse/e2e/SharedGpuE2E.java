@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,12 +27,17 @@ import org.junit.jupiter.api.Test;
  * Slurm put its placeholder's shards on.
  */
 class SharedGpuE2E extends Scenario {
-  int shards;
+  static int shards;
+
+  /** Before any namespace is made: elsewhere the class is skipped at once. */
+  @BeforeAll
+  static void needsShards() {
+    shards = Integer.parseInt(E2eStack.shared().envIfSet("KSE_LAB_GPU_SHARDS").orElse("0"));
+    assumeTrue(shards > 0, "needs a stack with GPU shards (e2e/cluster/stack --gpu-shards 4)");
+  }
 
   @BeforeEach
   void sharesPublishedAsTheDriverWould() {
-    shards = Integer.parseInt(stack.envIfSet("KSE_LAB_GPU_SHARDS").orElse("0"));
-    assumeTrue(shards > 0, "needs a stack with GPU shards (e2e/cluster/stack --gpu-shards 4)");
     DraGpus.publish(kube, stack.gpuNodes(), shards);
   }
 

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,10 +30,11 @@ import org.junit.jupiter.api.Test;
 class TpuSliceE2E extends Scenario {
   static final String NODEPOOL = "cloud.google.com/gke-nodepool";
 
-  @BeforeEach
-  void needsTpuHosts() {
+  /** Before any namespace is made: elsewhere the class is skipped at once. */
+  @BeforeAll
+  static void needsTpuHosts() {
     assumeTrue(
-        !stack.envIfSet("KSE_LAB_TPU_BLOCKS").orElse("").isBlank(),
+        !E2eStack.shared().envIfSet("KSE_LAB_TPU_BLOCKS").orElse("").isBlank(),
         "needs a stack with TPU slices (e2e/cluster/stack start --tpu-blocks 4,4,8)");
   }
 
