@@ -132,12 +132,14 @@ public final class BindService {
             .filter(n -> nodeNames.kubernetes(n).equals(node))
             .findFirst()
             .orElse(node);
+    // whether the claims get a share or whole GPUs follows what Slurm holds for the placeholder,
+    // which the cache has: no API read of the claims before the one that allocates them
+    Optional<io.kse.slurm.GpuShards> shards = job.shardsOn(slurmNode);
+    if (shards.isPresent()) {
+      return allocateShare(ref, pod.get(), node, slurmNode, job, shards.get());
+    }
     String why;
     try {
-      long shares = gpuClaims.sharesAsked(pod.get());
-      if (shares > 0) {
-        return allocateShare(ref, pod.get(), node, slurmNode, job, shares);
-      }
       java.util.List<Integer> indices =
           job.gpuIndicesOn(slurmNode)
               .orElseThrow(
@@ -185,19 +187,9 @@ public final class BindService {
       String node,
       String slurmNode,
       SlurmJob job,
-      long shares) {
+      io.kse.slurm.GpuShards held) {
     String why;
     try {
-      io.kse.slurm.GpuShards held =
-          job.shardsOn(slurmNode)
-              .orElseThrow(
-                  () ->
-                      new ClaimProblem(
-                          "Slurm did not say which GPU job "
-                              + job.id()
-                              + "'s shards are on at "
-                              + slurmNode
-                              + " (its gres_detail names no shard of a GPU index)"));
       int gpu =
           held.gpu()
               .orElseThrow(
@@ -210,17 +202,7 @@ public final class BindService {
                               + " "
                               + held.byGpu()
                               + "; a claim's share is of one GPU"));
-      if (held.total() != shares) {
-        throw new ClaimProblem(
-            "the pod's claims ask "
-                + shares
-                + " shares, but Slurm job "
-                + job.id()
-                + " holds "
-                + held.total()
-                + " shards on "
-                + slurmNode);
-      }
+      long shares = held.total();
       String allocated = gpuClaims.allocateShare(pod, node, gpu, shares);
       LOG.info(
           "claims_allocated pod={} uid={} node={} slurmJob={} gpuIndex={} shares={} claims=\"{}\"",

@@ -77,6 +77,17 @@ public final class FabricGpuClaims implements GpuClaims {
   }
 
   @Override
+  public Asks asks(Pod pod) {
+    if (!GpuClaims.hasClaims(pod)) {
+      return new Asks(0, 0);
+    }
+    List<GpuRequest> requests = templateRequests(pod); // read once for both
+    return new Asks(
+        GpuAllocationPlan.gpusAsked(requests, gpuClasses),
+        GpuAllocationPlan.sharesAsked(requests, gpuClasses));
+  }
+
+  @Override
   public long sharesAsked(Pod pod) {
     if (!GpuClaims.hasClaims(pod)) {
       return 0;
@@ -90,7 +101,7 @@ public final class FabricGpuClaims implements GpuClaims {
     List<GpuRequest> requests = new ArrayList<>();
     claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
     GpuAllocationPlan.Assignment a =
-        GpuAllocationPlan.assignShare(requests, gpuIndex, published(node), node);
+        GpuAllocationPlan.assignShare(requests, gpuIndex, shares, published(node), node);
     // a share of its own on the GPU Slurm put the shards on; the API server keeps the claim's
     // allocation immutable, so a retry keeps the first share (ClaimWrite compares devices)
     String share = java.util.UUID.randomUUID().toString();

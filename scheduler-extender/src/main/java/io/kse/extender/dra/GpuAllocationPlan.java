@@ -94,15 +94,34 @@ public final class GpuAllocationPlan {
 
   /**
    * The one share request's device: the GPU with Slurm's index {@code gpuIndex}, where Slurm put
-   * the placeholder's shards.
+   * the placeholder's {@code shards}, which must be the shares the request asks.
    */
   public static Assignment assignShare(
-      List<GpuRequest> requests, int gpuIndex, List<GpuDevice> published, String node) {
+      List<GpuRequest> requests,
+      int gpuIndex,
+      long shards,
+      List<GpuDevice> published,
+      String node) {
     GpuRequest r =
         requests.stream()
             .filter(q -> q.shares() > 0)
             .findFirst()
-            .orElseThrow(() -> new ClaimProblem("the pod's claims ask no share of a GPU"));
+            .orElseThrow(
+                () ->
+                    new ClaimProblem(
+                        "the pod's claims ask no share of a GPU, but its Slurm placeholder holds "
+                            + shards
+                            + " shards on "
+                            + node));
+    if (r.shares() != shards) {
+      throw new ClaimProblem(
+          "the pod's claims ask "
+              + r.shares()
+              + " shares, but its Slurm placeholder holds "
+              + shards
+              + " shards on "
+              + node);
+    }
     List<GpuDevice> at = published.stream().filter(d -> d.index() == gpuIndex).toList();
     if (at.size() != 1) {
       throw new ClaimProblem(
@@ -132,6 +151,14 @@ public final class GpuAllocationPlan {
       List<GpuDevice> published,
       String node) {
     long asked = gpusAsked(requests, gpuClasses);
+    if (requests.stream().anyMatch(r -> r.shares() > 0)) {
+      throw new ClaimProblem(
+          "the pod's claims ask a share of a GPU, but its Slurm placeholder holds no shards on "
+              + node
+              + " (it holds GPUs "
+              + indices
+              + ")");
+    }
     if (asked != indices.size()) {
       throw new ClaimProblem(
           "the pod's claims ask "

@@ -21,6 +21,14 @@ public interface GpuClaims {
     return 0;
   }
 
+  /** Whole GPUs and shares of one GPU a pod's claims ask. */
+  record Asks(long gpus, long shares) {}
+
+  /** Both at once: an implementation reading the claims answers from one read. */
+  default Asks asks(Pod pod) {
+    return new Asks(gpusAsked(pod), sharesAsked(pod));
+  }
+
   /**
    * Allocates the pod's share request to the GPU with Slurm index {@code gpuIndex} on {@code node},
    * consuming {@code shares} of it under a share of its own, and reserves it for the pod.

@@ -32,9 +32,10 @@ public final class PodFactsReader {
    * PodManifest.Unreadable} when its manifest cannot be read.
    */
   public PodFacts facts(Pod pod) {
+    GpuClaims.Asks asks = gpuClaims.asks(pod);
     return PodManifest.facts(JSON.valueToTree(pod))
-        .withDraGpus(gpuClaims.gpusAsked(pod))
-        .withDraGpuShares(gpuClaims.sharesAsked(pod));
+        .withDraGpus(asks.gpus())
+        .withDraGpuShares(asks.shares());
   }
 
   /**
