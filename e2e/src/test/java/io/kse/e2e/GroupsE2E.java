@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kse.slurm.JobState;
-import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,30 +27,6 @@ import org.junit.jupiter.api.Test;
  */
 class GroupsE2E extends Scenario {
   static final String DOMAIN_LABEL = "nvidia.com/gpu.clique";
-
-  /** The live placeholder jobs of this namespace's groups, by group id. */
-  Map<String, SlurmJob> groupJobs() {
-    return activePlaceholders(ns).stream()
-        .filter(j -> j.placeholder().flatMap(PlaceholderTag::group).isPresent())
-        .collect(
-            Collectors.toMap(j -> j.placeholder().orElseThrow().group().orElseThrow(), j -> j));
-  }
-
-  List<Pod> pods() {
-    return kube.pods().inNamespace(ns).list().getItems();
-  }
-
-  /** Waits until {@code n} pods exist in the namespace and every one of them is bound. */
-  List<Pod> awaitAllBound(int n) {
-    await(n + " pods bound")
-        .atMost(BIND_TIMEOUT)
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () ->
-                pods().size() == n
-                    && pods().stream().allMatch(p -> p.getSpec().getNodeName() != null));
-    return pods();
-  }
 
   String domainOf(String node) {
     Node n = kube.nodes().withName(node).get();

@@ -371,6 +371,31 @@ abstract class Scenario {
     void run() throws Exception;
   }
 
+  /** The live placeholder jobs of this namespace's groups, by group id. */
+  java.util.Map<String, io.kse.slurm.SlurmJob> groupJobs() {
+    return activePlaceholders(ns).stream()
+        .filter(j -> j.placeholder().flatMap(io.kse.slurm.PlaceholderTag::group).isPresent())
+        .collect(
+            java.util.stream.Collectors.toMap(
+                j -> j.placeholder().orElseThrow().group().orElseThrow(), j -> j));
+  }
+
+  java.util.List<Pod> pods() {
+    return kube.pods().inNamespace(ns).list().getItems();
+  }
+
+  /** Waits until {@code n} pods exist in the namespace and every one of them is bound. */
+  java.util.List<Pod> awaitAllBound(int n) {
+    await(n + " pods bound")
+        .atMost(BIND_TIMEOUT)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                pods().size() == n
+                    && pods().stream().allMatch(p -> p.getSpec().getNodeName() != null));
+    return pods();
+  }
+
   /** The pod's ResourceClaim {@code gpus}, once it is allocated. */
   io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claimOf(Pod pod) {
     return claimOf(pod, "gpus");

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -171,10 +170,6 @@ class SoakE2E extends Scenario {
       }
     }
     return out;
-  }
-
-  private List<Pod> pods() {
-    return kube.pods().inNamespace(ns).list().getItems();
   }
 
   private static String env(String key, String otherwise) {

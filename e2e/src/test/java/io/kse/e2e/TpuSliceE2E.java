@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kse.slurm.JobState;
-import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,28 +71,6 @@ class TpuSliceE2E extends Scenario {
         .inNamespace(ns)
         .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
         .create();
-  }
-
-  List<Pod> pods() {
-    return kube.pods().inNamespace(ns).list().getItems();
-  }
-
-  List<Pod> awaitAllBound(int n) {
-    await(n + " pods bound")
-        .atMost(BIND_TIMEOUT)
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () ->
-                pods().size() == n
-                    && pods().stream().allMatch(p -> p.getSpec().getNodeName() != null));
-    return pods();
-  }
-
-  Map<String, SlurmJob> groupJobs() {
-    return activePlaceholders(ns).stream()
-        .filter(j -> j.placeholder().flatMap(PlaceholderTag::group).isPresent())
-        .collect(
-            Collectors.toMap(j -> j.placeholder().orElseThrow().group().orElseThrow(), j -> j));
   }
 
   String sliceOf(String node) {
@@ -208,21 +185,7 @@ class TpuSliceE2E extends Scenario {
       assertThat(assertWholeSlices(awaitAllBound(8), 8)).containsExactly("slice-2");
       return;
     }
-    await("every member told Slurm refused the segment")
-        .atMost(Duration.ofSeconds(45))
-        .untilAsserted(
-            () -> {
-              assertThat(pods()).hasSize(8);
-              for (Pod p : pods()) {
-                assertThat(events(p.getMetadata().getName()))
-                    .anySatisfy(
-                        e -> {
-                          assertThat(e.getReason()).isEqualTo("PlacementRejected");
-                          assertThat(e.getMessage())
-                              .contains("Requested topology configuration is not available");
-                        });
-              }
-            });
+    awaitEveryMemberRefused(8, "Requested topology configuration is not available");
     assertThat(activePlaceholders(ns)).isEmpty();
   }
 
@@ -305,22 +268,7 @@ class TpuSliceE2E extends Scenario {
   @Test
   void aSliceTopologyThatDoesNotParseIsRefusedOnThePodWithoutAPlaceholder() {
     tpuServer("bad", 1, 4, "2x2xq");
-    await("every member refused")
-        .atMost(Duration.ofSeconds(45))
-        .untilAsserted(
-            () -> {
-              assertThat(pods()).hasSize(4);
-              for (Pod p : pods()) {
-                assertThat(events(p.getMetadata().getName()))
-                    .anySatisfy(
-                        e -> {
-                          assertThat(e.getReason()).isEqualTo("PlacementRejected");
-                          assertThat(e.getMessage())
-                              .contains("cloud.google.com/gke-tpu-topology=2x2xq")
-                              .contains("not a slice topology");
-                        });
-              }
-            });
+    awaitEveryMemberRefused(4, "cloud.google.com/gke-tpu-topology=2x2xq", "not a slice topology");
     assertThat(activePlaceholders(ns)).isEmpty();
     assertThat(pods()).allMatch(p -> p.getSpec().getNodeName() == null);
   }
@@ -377,6 +325,24 @@ class TpuSliceE2E extends Scenario {
     }
     CheckSlurmRun agreed = checkSlurm(stack.dir().resolve("policy.yaml"), "--kubernetes");
     assertThat(agreed.exit()).as(agreed.out()).isZero();
+  }
+
+  /** {@code n} members exist and each is told PlacementRejected with all of {@code says}. */
+  void awaitEveryMemberRefused(int n, String... says) {
+    await("every member refused")
+        .atMost(Duration.ofSeconds(45))
+        .untilAsserted(
+            () -> {
+              assertThat(pods()).hasSize(n);
+              for (Pod p : pods()) {
+                assertThat(events(p.getMetadata().getName()))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getReason()).isEqualTo("PlacementRejected");
+                          assertThat(e.getMessage()).contains(says);
+                        });
+              }
+            });
   }
 
   void awaitRunning(long... ids) {

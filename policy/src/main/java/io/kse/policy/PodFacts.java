@@ -78,46 +78,21 @@ public record PodFacts(
 
   /** This pod, asking {@code gpus} GPUs through DRA ResourceClaims. */
   public PodFacts withDraGpus(long gpus) {
-    return new PodFacts(
-        namespace,
-        name,
-        uid,
-        labels,
-        annotations,
-        priorityClassName,
-        priority,
-        owner,
-        cpuMillis,
-        memoryBytes,
-        extendedResources,
-        activeDeadlineSeconds,
-        gpus,
-        nodeSelector,
-        draGpuShares);
+    return with(gpus, nodeSelector, draGpuShares);
   }
 
   /** This pod, asking {@code shares} of one GPU through DRA ResourceClaims. */
   public PodFacts withDraGpuShares(long shares) {
-    return new PodFacts(
-        namespace,
-        name,
-        uid,
-        labels,
-        annotations,
-        priorityClassName,
-        priority,
-        owner,
-        cpuMillis,
-        memoryBytes,
-        extendedResources,
-        activeDeadlineSeconds,
-        draGpus,
-        nodeSelector,
-        shares);
+    return with(draGpus, nodeSelector, shares);
   }
 
   /** This pod, with {@code spec.nodeSelector} {@code selector}. */
   public PodFacts withNodeSelector(Map<String, String> selector) {
+    return with(draGpus, selector, draGpuShares);
+  }
+
+  /** This pod with what the extender learns besides its manifest: its claims and selector. */
+  private PodFacts with(long dra, Map<String, String> selector, long shares) {
     return new PodFacts(
         namespace,
         name,
@@ -131,9 +106,9 @@ public record PodFacts(
         memoryBytes,
         extendedResources,
         activeDeadlineSeconds,
-        draGpus,
+        dra,
         selector,
-        draGpuShares);
+        shares);
   }
 
   /** Every GPU the pod asks, however it asks them: what its placeholder holds per node. */
