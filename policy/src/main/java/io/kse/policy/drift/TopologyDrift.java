@@ -29,7 +29,34 @@ public final class TopologyDrift {
   /** A node as Kubernetes has it, under its Slurm node's name. */
   public record KubeSide(String name, Map<String, String> labels) {}
 
+  /**
+   * One difference: the Slurm nodes it is about, and what each side says of them.
+   *
+   * @param nodes the Slurm node names it names
+   */
+  public record Difference(List<String> nodes, String text) {
+    public Difference {
+      nodes = List.copyOf(nodes);
+    }
+  }
+
+  /** Collects differences in the order found. */
+  private static final class Found {
+    final List<Difference> list = new ArrayList<>();
+
+    void add(java.util.Collection<String> nodes, String text) {
+      list.add(new Difference(new ArrayList<>(nodes), text));
+    }
+  }
+
+  /** What each difference says. */
   public static List<String> differences(
+      ClusterSpec cluster, List<SlurmSide> slurm, List<KubeSide> kube) {
+    return differencesOf(cluster, slurm, kube).stream().map(Difference::text).toList();
+  }
+
+  /** The differences with the nodes each names (to tell each on its own nodes). */
+  public static List<Difference> differencesOf(
       ClusterSpec cluster, List<SlurmSide> slurm, List<KubeSide> kube) {
     Map<String, SlurmSide> bySlurm = new TreeMap<>();
     slurm.forEach(s -> bySlurm.put(s.name(), s));
@@ -38,13 +65,13 @@ public final class TopologyDrift {
             .filter(k -> bySlurm.containsKey(k.name()))
             .sorted(java.util.Comparator.comparing(KubeSide::name))
             .toList();
-    List<String> out = new ArrayList<>();
+    Found out = new Found();
     nvlinkLabel(cluster, bySlurm, both, out);
     for (String key : cluster.nvlinkDomainTopologyKeys()) {
       grouping(cluster, key, bySlurm, both, out);
     }
     cluster.tpu().ifPresent(t -> slices(t, bySlurm, both, out));
-    return out;
+    return out.list;
   }
 
   private static Optional<String> domain(ClusterSpec cluster, SlurmSide s) {
@@ -54,13 +81,14 @@ public final class TopologyDrift {
   }
 
   private static void nvlinkLabel(
-      ClusterSpec cluster, Map<String, SlurmSide> slurm, List<KubeSide> both, List<String> out) {
+      ClusterSpec cluster, Map<String, SlurmSide> slurm, List<KubeSide> both, Found out) {
     boolean labelUsed = both.stream().anyMatch(k -> k.labels().containsKey(NVLINK_LABEL));
     for (KubeSide k : both) {
       String label = k.labels().get(NVLINK_LABEL);
       Optional<String> feature = domain(cluster, slurm.get(k.name()));
       if (label != null && !feature.equals(Optional.of(label))) {
         out.add(
+            List.of(k.name()),
             "node "
                 + k.name()
                 + ": Kubernetes label "
@@ -71,6 +99,7 @@ public final class TopologyDrift {
                 + feature.orElse("(none of cluster.nvlinkDomainFeatures)"));
       } else if (label == null && labelUsed && feature.isPresent()) {
         out.add(
+            List.of(k.name()),
             "node "
                 + k.name()
                 + ": Slurm's NVLink-domain feature "
@@ -87,7 +116,7 @@ public final class TopologyDrift {
       String key,
       Map<String, SlurmSide> slurm,
       List<KubeSide> both,
-      List<String> out) {
+      Found out) {
     Map<String, Set<String>> domainsByValue = new TreeMap<>();
     Map<String, Set<String>> valuesByDomain = new TreeMap<>();
     Map<String, Set<String>> nodesByValue = new TreeMap<>();
@@ -107,6 +136,7 @@ public final class TopologyDrift {
         (value, domains) -> {
           if (domains.size() > 1) {
             out.add(
+                nodesByValue.get(value),
                 "nodes "
                     + nodesByValue.get(value)
                     + " share "
@@ -121,6 +151,7 @@ public final class TopologyDrift {
         (d, values) -> {
           if (values.size() > 1) {
             out.add(
+                nodesByDomain.get(d),
                 "nodes "
                     + nodesByDomain.get(d)
                     + " are Slurm's NVLink domain "
@@ -134,7 +165,7 @@ public final class TopologyDrift {
   }
 
   private static void slices(
-      TpuSlices tpu, Map<String, SlurmSide> slurm, List<KubeSide> both, List<String> out) {
+      TpuSlices tpu, Map<String, SlurmSide> slurm, List<KubeSide> both, Found out) {
     for (KubeSide k : both) {
       SlurmSide s = slurm.get(k.name());
       String type = k.labels().get(tpu.acceleratorLabel());
@@ -144,6 +175,7 @@ public final class TopologyDrift {
         slurmSlice.ifPresent(
             f ->
                 out.add(
+                    List.of(k.name()),
                     "node "
                         + k.name()
                         + ": Slurm's slice feature "
@@ -159,6 +191,7 @@ public final class TopologyDrift {
           tpu.acceleratorLabel() + "=" + type + " " + tpu.topologyLabel() + "=" + topology;
       if (acc.isEmpty() || topology == null) {
         out.add(
+            List.of(k.name()),
             "node "
                 + k.name()
                 + ": Kubernetes labels "
@@ -169,6 +202,7 @@ public final class TopologyDrift {
       String want = acc.get().featureOf(topology);
       if (!s.features().contains(want)) {
         out.add(
+            List.of(k.name()),
             "node "
                 + k.name()
                 + ": Kubernetes labels "
@@ -181,6 +215,7 @@ public final class TopologyDrift {
       String chips = tpu.gres() + ":";
       if (!s.gres().contains(chips)) {
         out.add(
+            List.of(k.name()),
             "node "
                 + k.name()
                 + ": Kubernetes labels it a TPU host, Slurm's GRES "

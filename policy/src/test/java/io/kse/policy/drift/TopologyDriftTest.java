@@ -86,6 +86,19 @@ class TopologyDriftTest {
   }
 
   @Test
+  void eachDifferenceNamesTheNodesItIsAbout() throws Exception {
+    List<TopologyDrift.Difference> d =
+        TopologyDrift.differencesOf(
+            cluster(),
+            slurm(),
+            replace(kube(), "gpu-1", Map.of(TopologyDrift.NVLINK_LABEL, "nvl-1", CLIQUE, "c1")));
+    assertThat(d)
+        .extracting(TopologyDrift.Difference::nodes)
+        .containsExactly(
+            List.of("gpu-1"), List.of("gpu-1", "gpu-2", "gpu-3"), List.of("gpu-0", "gpu-1"));
+  }
+
+  @Test
   void aTpuHostLabelledAsAnotherSliceIsNamed() throws Exception {
     List<String> d =
         TopologyDrift.differences(

@@ -8,8 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TopologyCheck {
   private static final Logger LOG = LoggerFactory.getLogger(TopologyCheck.class);
-  private static final Pattern NODE = Pattern.compile("^nodes? \\[?([^:\\]]+)");
 
   /** Where a difference is told: a Warning Event on a Kubernetes node. */
   public interface NodeWarnings {
@@ -92,15 +89,18 @@ public final class TopologyCheck {
       }
       k.add(new TopologyDrift.KubeSide(slurmName, labels));
     }
-    Set<String> now = new LinkedHashSet<>(TopologyDrift.differences(cluster.get(), s, k));
-    for (String d : now) {
-      if (!current.contains(d)) {
-        LOG.warn("topology_drift difference=\"{}\"", d.replace("\"", "'"));
-        for (String node : nodesOf(d)) {
+    List<TopologyDrift.Difference> found = TopologyDrift.differencesOf(cluster.get(), s, k);
+    Set<String> now = new LinkedHashSet<>();
+    for (TopologyDrift.Difference d : found) {
+      now.add(d.text());
+      if (!current.contains(d.text())) {
+        LOG.warn("topology_drift difference=\"{}\"", d.text().replace("\"", "'"));
+        for (String node : d.nodes()) {
           warnings.warn(
               names.kubernetes(node),
               EventReason.TOPOLOGY_DRIFT,
-              "Kubernetes and Slurm disagree on this node's topology (Slurm's is the truth): " + d);
+              "Kubernetes and Slurm disagree on this node's topology (Slurm's is the truth): "
+                  + d.text());
         }
       }
     }
@@ -136,20 +136,5 @@ public final class TopologyCheck {
     java.util.Map<String, String> after = new java.util.HashMap<>(n.labels());
     changes.forEach((key, v) -> v.ifPresentOrElse(x -> after.put(key, x), () -> after.remove(key)));
     return after;
-  }
-
-  /** The Slurm node names a difference line begins with ("node a: ..." or "nodes [a, b] ..."). */
-  static List<String> nodesOf(String difference) {
-    Matcher m = NODE.matcher(difference);
-    if (!m.find()) {
-      return List.of();
-    }
-    List<String> out = new ArrayList<>();
-    for (String n : m.group(1).split(",")) {
-      if (!n.isBlank()) {
-        out.add(n.trim());
-      }
-    }
-    return out;
   }
 }

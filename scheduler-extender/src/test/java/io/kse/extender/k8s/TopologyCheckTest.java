@@ -167,12 +167,4 @@ class TopologyCheckTest {
     c.checkIfDue();
     assertThat(labelled).as("written once: converged").hasSize(1);
   }
-
-  @Test
-  void theNodesADifferenceNamesAreFound() {
-    assertThat(TopologyCheck.nodesOf("node gpu-1: Kubernetes label x")).containsExactly("gpu-1");
-    assertThat(TopologyCheck.nodesOf("nodes [a, b, c] share k=v in Kubernetes"))
-        .containsExactly("a", "b", "c");
-    assertThat(TopologyCheck.nodesOf("something else")).isEmpty();
-  }
 }
