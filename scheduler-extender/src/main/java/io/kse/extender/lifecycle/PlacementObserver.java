@@ -1,13 +1,10 @@
 package io.kse.extender.lifecycle;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kse.extender.k8s.KubeNodes;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
-import io.kse.policy.PlacementPolicy;
-import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
@@ -18,9 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Supplier;
 
 /**
  * Gathers what is true now for a placement — its pods as the informer has them, its job as the
@@ -38,9 +32,8 @@ final class PlacementObserver {
   private final SlurmView cache;
   private final PlaceholderRegistry registry;
   private final NodeNames nodeNames;
-  private final Optional<KubeNodes> kubeNodes;
+  private final NodeStanding standing;
   private final Clock clock;
-  private final Supplier<PlacementPolicy> policy;
   private final Duration groupIncompleteWait;
   private final PodFactsReader podFacts;
   private final WakeMemo woken;
@@ -49,21 +42,17 @@ final class PlacementObserver {
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
    */
   PlacementObserver(
-      SlurmView cache,
-      PlaceholderRegistry registry,
-      NodeNames nodeNames,
-      Optional<KubeNodes> kubeNodes,
+      PlacementReconciler.Views v,
       Clock clock,
-      Supplier<PlacementPolicy> policy,
       Duration groupIncompleteWait,
+      NodeStanding standing,
       PodFactsReader podFacts,
       WakeMemo woken) {
-    this.cache = cache;
-    this.registry = registry;
-    this.nodeNames = nodeNames;
-    this.kubeNodes = kubeNodes;
+    this.cache = v.cache();
+    this.registry = v.registry();
+    this.nodeNames = v.nodeNames();
+    this.standing = standing;
     this.clock = clock;
-    this.policy = policy;
     this.groupIncompleteWait = groupIncompleteWait;
     this.podFacts = podFacts;
     this.woken = woken;
@@ -130,12 +119,12 @@ final class PlacementObserver {
     }
     Optional<String> unusable =
         job.get().nodes().stream()
-            .map(n -> unusable(nodeNames.kubernetes(n)))
+            .map(n -> standing.unusable(nodeNames.kubernetes(n)))
             .flatMap(Optional::stream)
             .findFirst();
     if (unusable.isEmpty()
         && placement.group().map(Placement.Group::exclusiveTopology).orElse(false)) {
-      unusable = sharedDomain(placement.key(), job.get());
+      unusable = standing.sharedDomain(placement.key(), job.get());
     }
     return unusable;
   }
@@ -181,87 +170,6 @@ final class PlacementObserver {
       }
     }
     return OptionalInt.empty();
-  }
-
-  /**
-   * The Slurm node features of the nodes that other LeaderWorkerSet groups' live jobs hold: with
-   * exclusive-topology, LWS keeps leaders of different groups out of each other's domain, so a
-   * group's job must be placed in a domain none of them holds.
-   */
-  Set<String> domainsTakenBesides(String key) {
-    return domainsTaken(key, Long.MAX_VALUE);
-  }
-
-  /** As {@link #domainsTakenBesides}, counting only jobs submitted before {@code beforeJob}. */
-  private Set<String> domainsTaken(String key, long beforeJob) {
-    Set<String> taken = new TreeSet<>();
-    List<String> domains = policy.get().policy().cluster().nvlinkDomainFeatures();
-    for (SlurmJob j : cache.snapshot().jobs().values()) {
-      Optional<PlaceholderTag> t = cache.ours(j);
-      if (t.isPresent()
-          && j.id() < beforeJob
-          && !j.state().isFinal()
-          && j.state().holdsNodes()
-          && t.get().group().flatMap(GroupKind::of).orElse(null) == GroupKind.LEADER_WORKER_SET
-          && !t.get().key().equals(key)) {
-        for (String n : j.nodes()) {
-          cache
-              .node(n)
-              .ifPresent(
-                  node -> node.features().stream().filter(domains::contains).forEach(taken::add));
-        }
-      }
-    }
-    return taken;
-  }
-
-  /**
-   * Two exclusive groups submitted at once may land in one domain: the later job gives way (so the
-   * two never both step back), and is replaced outside the domains others hold.
-   */
-  private Optional<String> sharedDomain(String key, SlurmJob job) {
-    Set<String> taken = domainsTaken(key, job.id());
-    for (String n : job.nodes()) {
-      Optional<String> shared =
-          cache.node(n).stream()
-              .flatMap(node -> node.features().stream())
-              .filter(taken::contains)
-              .findFirst();
-      if (shared.isPresent()) {
-        return Optional.of(
-            n
-                + " is in "
-                + shared.get()
-                + ", which another exclusive-topology group holds (LeaderWorkerSet keeps their"
-                + " leaders apart)");
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * The Slurm nodes whose Kubernetes node no pod of ours may go to now (cordoned, or tainted by us
-   * as drained in Slurm): a placeholder allocated one would only be replaced.
-   */
-  java.util.Set<String> unusableSlurmNodes() {
-    java.util.Set<String> out = new java.util.TreeSet<>();
-    kubeNodes.ifPresent(
-        k ->
-            k.nodes().stream()
-                .filter(n -> n.cordoned() || n.ourTaint().isPresent())
-                .forEach(n -> out.add(nodeNames.slurm(n.name()))));
-    return out;
-  }
-
-  /** Why the pod could not go to {@code node} now: cordoned, or drained in Slurm (our taint). */
-  private Optional<String> unusable(String node) {
-    return kubeNodes
-        .flatMap(k -> k.node(node))
-        .flatMap(
-            n ->
-                n.cordoned()
-                    ? Optional.of(node + " is cordoned")
-                    : n.ourTaint().map(t -> node + " is drained in Slurm (" + t + ")"));
   }
 
   static Optional<Instant> created(Pod pod) {

@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -120,50 +119,13 @@ public final class PlacementReconciler {
     Views v = given.gated(takeover::caughtUp);
     WakeMemo woken = new WakeMemo();
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
+    NodeStanding standing = new NodeStanding(v.cache(), v.nodeNames(), v.kubeNodes(), s.policy());
     PlacementObserver observer =
-        new PlacementObserver(
-            v.cache(),
-            v.registry(),
-            v.nodeNames(),
-            v.kubeNodes(),
-            c.clock(),
-            s.policy(),
-            s.groupIncompleteWait(),
-            podFacts,
-            woken);
+        new PlacementObserver(v, c.clock(), s.groupIncompleteWait(), standing, podFacts, woken);
     PlacementQueue queue =
         new PlacementQueue(v.pods(), v.podGroups(), c.passes(), observer::members);
-    Submitter submitter =
-        new Submitter(
-            c.slurm(),
-            s.policy(),
-            s.ledger(),
-            v.registry(),
-            c.actions(),
-            c.clock(),
-            s.workDir(),
-            s.shape(),
-            observer::domainsTakenBesides,
-            v.cluster(),
-            podFacts,
-            observer::unusableSlurmNodes);
-    StepRunner runner =
-        new StepRunner(
-            c.slurm(),
-            v.cache(),
-            v.registry(),
-            v.pods(),
-            c.actions(),
-            c.clock(),
-            c.workers(),
-            submitter,
-            new Evictions(c.actions(), c.metrics(), c.clock(), s.pdbOverride()),
-            v.podGroups(),
-            c.metrics(),
-            woken,
-            new WakeWrites(v.nodeNames()::kubernetesNodes, s.nominateFromNodes()),
-            s.pendingQuiet(),
-            queue::enqueue);
+    Submitter submitter = new Submitter(v, c, s, standing, podFacts);
+    StepRunner runner = new StepRunner(v, c, s, submitter, woken, queue::enqueue);
     PreemptionAttribution attribution =
         new PreemptionAttribution(
             s.policy(),
@@ -390,11 +352,6 @@ public final class PlacementReconciler {
       members = List.of(pod); // finished or being deleted: what it was decided on
     }
     return submitter.decide(placement, members.stream().map(podFacts::facts).toList());
-  }
-
-  /** The NVLink domains other LeaderWorkerSet groups' jobs hold ({@link PlacementObserver}). */
-  public Set<String> domainsTakenBesides(String key) {
-    return observer.domainsTakenBesides(key);
   }
 
   /** Called after a successful bind: records pod creation → bound. */

@@ -5,14 +5,9 @@ import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.PodSource;
-import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.extender.metrics.ExtenderMetrics;
-import io.kse.slurm.SlurmClient;
-import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
-import io.kse.slurm.SlurmNotFoundException;
-import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,35 +17,29 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out the steps the rules decided for one placement: Slurm and API calls on {@code
- * workers}, never on the pass's thread. It owns the memory that keeps a step from being repeated
- * while its effect is not visible yet (what each pod was told, which cancels are in flight, which
- * members were woken) and forgets it as soon as no step is about it any more.
+ * Carries out the steps the rules decided for one placement: Slurm and API calls on the workers
+ * ({@link StepWorkers}), never on the pass's thread; cancels through {@link SlurmCancels}. It owns
+ * the memory that keeps a step from being repeated while its effect is not visible yet (what each
+ * pod was told, which members were woken) and forgets it as soon as no step is about it any more.
  */
 final class StepRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
 
-  /** A cancel that did not show in the cache within this is sent again. */
-  static final Duration CANCEL_RETRY = Duration.ofSeconds(10);
-
-  private final SlurmClient slurm;
-  private final SlurmView cache;
   private final PlaceholderRegistry registry;
   private final PodSource pods;
+  private final PodGroupSource podGroups;
   private final PodActions actions;
   private final Clock clock;
-  private final Executor workers;
-  private final Submitter submitter;
-  private final Evictions evictions;
-  private final PodGroupSource podGroups;
   private final ExtenderMetrics metrics;
+  private final StepWorkers workers;
+  private final Submitter submitter;
+  private final SlurmCancels cancels;
+  private final Evictions evictions;
   private final WakeMemo woken;
   private final WakeWrites wakeWrites;
 
@@ -65,7 +54,6 @@ final class StepRunner {
 
   private final Consumer<PodRef> enqueue;
 
-  private final Map<Long, Instant> cancelling = new ConcurrentHashMap<>();
   private final Map<String, WhyWaiting> waitingSaid = new ConcurrentHashMap<>();
   private final Map<String, Long> podGroupsMarked = new ConcurrentHashMap<>();
 
@@ -79,35 +67,25 @@ final class StepRunner {
    * @param enqueue asks for a pass of the pod's placement (after a submission answered)
    */
   StepRunner(
-      SlurmClient slurm,
-      SlurmView cache,
-      PlaceholderRegistry registry,
-      PodSource pods,
-      PodActions actions,
-      Clock clock,
-      Executor workers,
+      PlacementReconciler.Views v,
+      PlacementReconciler.Calls c,
+      PlacementReconciler.Settings s,
       Submitter submitter,
-      Evictions evictions,
-      PodGroupSource podGroups,
-      ExtenderMetrics metrics,
       WakeMemo woken,
-      WakeWrites wakeWrites,
-      Duration pendingQuiet,
       Consumer<PodRef> enqueue) {
-    this.slurm = slurm;
-    this.cache = cache;
-    this.registry = registry;
-    this.pods = pods;
-    this.actions = actions;
-    this.clock = clock;
-    this.workers = workers;
+    this.registry = v.registry();
+    this.pods = v.pods();
+    this.podGroups = v.podGroups();
+    this.actions = c.actions();
+    this.clock = c.clock();
+    this.metrics = c.metrics();
+    this.workers = new StepWorkers(c.workers());
     this.submitter = submitter;
-    this.evictions = evictions;
-    this.podGroups = podGroups;
-    this.metrics = metrics;
+    this.cancels = new SlurmCancels(c.slurm(), v.cache(), actions, clock, workers, woken);
+    this.evictions = new Evictions(actions, metrics, clock, s.pdbOverride());
     this.woken = woken;
-    this.wakeWrites = wakeWrites;
-    this.pendingQuiet = pendingQuiet;
+    this.wakeWrites = new WakeWrites(v.nodeNames()::kubernetesNodes, s.nominateFromNodes());
+    this.pendingQuiet = s.pendingQuiet();
     this.enqueue = enqueue;
     metrics.heldForTerminating(heldForTerminating::size);
   }
@@ -163,9 +141,9 @@ final class StepRunner {
       } else if (step instanceof Step.Wake w) {
         wake(w.member(), pods.get(w.member().uid()).orElseThrow(), w, told);
       } else if (step instanceof Step.Cancel c) {
-        cancel(placement, c.jobId(), c.why());
+        cancels.cancel(placement, c.jobId(), c.why());
       } else if (step instanceof Step.Replace r) {
-        replace(placement, r);
+        cancels.replace(placement, r);
       } else if (step instanceof Step.Evict e) {
         evict(e.member(), e);
       } else if (step instanceof Step.HeldForTerminating h) {
@@ -196,7 +174,7 @@ final class StepRunner {
     if (job.equals(podGroupsMarked.put(placement.key(), job))) {
       return; // told already; the informer shows it soon
     }
-    execute(
+    workers.execute(
         placement.members().get(0).ref(),
         () ->
             podGroups.markScheduled(
@@ -235,12 +213,12 @@ final class StepRunner {
               }
             });
     PodRef lead = PodRef.of(members.get(0));
-    execute(
+    workers.execute(
         lead,
         () -> {
           long id = submitter.submit(placement, members);
           if (id != 0 && members.stream().allMatch(m -> this.pods.pod(PodRef.of(m)).isEmpty())) {
-            cancelNow(lead, id, "pods deleted while their placeholder was being submitted");
+            cancels.cancelNow(lead, id, "pods deleted while their placeholder was being submitted");
           }
           enqueue.accept(lead);
         },
@@ -267,7 +245,7 @@ final class StepRunner {
         ref.uid(),
         h.jobId(),
         h.boundNode());
-    execute(
+    workers.execute(
         ref,
         () -> actions.event(ref, EventReason.HELD_FOR_TERMINATING, message),
         () -> heldForTerminating.remove(ref.uid()));
@@ -291,7 +269,7 @@ final class StepRunner {
     if (said.equals(waitingSaid.put(ref.uid(), said))) {
       return;
     }
-    execute(
+    workers.execute(
         ref,
         () -> {
           actions.condition(ref, false, w.reason().reason(), w.message());
@@ -310,7 +288,7 @@ final class StepRunner {
         w.node());
     age(pod).ifPresent(metrics::allocated);
     PodActions.WakeUp how = wakeWrites.of(pod, told.contains(ref.uid()));
-    execute(
+    workers.execute(
         ref,
         () -> {
           if (!actions.wake(ref, w.node(), w.jobId(), how)) {
@@ -323,174 +301,20 @@ final class StepRunner {
         () -> woken.forget(ref.uid()));
   }
 
-  private void replace(Placement placement, Step.Replace r) {
-    if (placement.members().isEmpty() || spacedOut(placement, r) || !mayCancel(r.jobId())) {
-      return;
-    }
-    PodRef ref = placement.members().get(0).ref();
-    String why =
-        r.reason() == EventReason.SHAPE_CHANGED
-            ? r.why() + "; cancelling it, a placeholder of the placement's new shape follows"
-            : "Slurm job "
-                + r.jobId()
-                + " was allocated a node the pod cannot go to now ("
-                + r.why()
-                + "); cancelling it, a new placeholder follows";
-    LOG.info(
-        "placeholder_replaced pod={} uid={} slurmJob={} reason=\"{}\"",
-        ref,
-        ref.uid(),
-        r.jobId(),
-        r.why());
-    for (Placement.Slot m : placement.members()) {
-      actions.event(m.ref(), r.reason(), why);
-      woken.forget(m.ref().uid());
-    }
-    execute(ref, () -> cancelNow(ref, r.jobId(), r.why()), () -> cancelling.remove(r.jobId()));
-  }
-
-  /** Replacements for an unusable node, where Slurm cannot be told to avoid it: key → spacing. */
-  private final Map<String, Spacing> replacements = new ConcurrentHashMap<>();
-
-  private record Spacing(Instant next, Duration delay, long heldJob) {}
-
-  static final Duration FIRST_RESPACING = Duration.ofSeconds(2);
-  static final Duration MAX_RESPACING = Duration.ofMinutes(1);
-
-  /**
-   * slurmrestd 22.05 cannot exclude a node from a job, so Slurm may allocate the unusable node to
-   * the replacement again, and again: replacements of one placement are spaced 2 s, 4 s … 1 min
-   * apart instead of cancelling and submitting in a loop, and its pods are told why. True while
-   * this replacement must wait. (v0.0.41+ exclude the node: Submitter.)
-   */
-  private boolean spacedOut(Placement placement, Step.Replace r) {
-    if (r.reason() == EventReason.SHAPE_CHANGED || slurm.apiVersion().supportsExcludedNodes()) {
-      return false;
-    }
-    Instant now = clock.instant();
-    Spacing s = replacements.get(placement.key());
-    if (s != null && now.isBefore(s.next())) {
-      if (s.heldJob() != r.jobId()) {
-        replacements.put(placement.key(), new Spacing(s.next(), s.delay(), r.jobId()));
-        String why =
-            "Slurm job "
-                + r.jobId()
-                + " was allocated a node the pod cannot go to now ("
-                + r.why()
-                + ") again: slurmrestd 22.05 cannot exclude a node from a job, so the next"
-                + " replacement waits until "
-                + s.next()
-                + "; drain the node in Slurm (KSE_DRAIN_VIA does so for cordons) to keep Slurm"
-                + " off it";
-        for (Placement.Slot m : placement.members()) {
-          actions.event(m.ref(), r.reason(), why);
-        }
-      }
-      return true;
-    }
-    boolean fresh = s == null || now.isAfter(s.next().plus(MAX_RESPACING.multipliedBy(10)));
-    Duration delay =
-        fresh
-            ? FIRST_RESPACING
-            : s.delay().multipliedBy(2).compareTo(MAX_RESPACING) > 0
-                ? MAX_RESPACING
-                : s.delay().multipliedBy(2);
-    replacements.put(placement.key(), new Spacing(now.plus(delay), delay, r.jobId()));
-    if (replacements.size() > 10_000) { // placements long gone never say goodbye here
-      replacements
-          .entrySet()
-          .removeIf(e -> now.isAfter(e.getValue().next().plus(MAX_RESPACING.multipliedBy(10))));
-    }
-    return false;
-  }
-
-  private void cancel(Placement placement, long jobId, String why) {
-    if (!mayCancel(jobId)) {
-      return;
-    }
-    PodRef ref =
-        placement.members().isEmpty()
-            ? cache
-                .job(jobId)
-                .flatMap(SlurmJob::placeholder)
-                .map(PodRef::of)
-                .orElse(new PodRef("-", placement.name(), placement.key()))
-            : placement.members().get(0).ref();
-    execute(ref, () -> cancelNow(ref, jobId, why), () -> cancelling.remove(jobId));
-  }
-
   private void evict(PodRef ref, Step.Evict e) {
     if (!evictions.claim(ref.uid())) {
       return;
     }
     LOG.info("placeholder_lost pod={} uid={} action=evict reason=\"{}\"", ref, ref.uid(), e.why());
-    execute(
+    workers.execute(
         ref,
         () -> {
-          if (e.jobToCancel() != 0 && mayCancel(e.jobToCancel())) {
-            cancelNow(ref, e.jobToCancel(), "its pod is being evicted: " + e.why());
+          if (e.jobToCancel() != 0 && cancels.mayCancel(e.jobToCancel())) {
+            cancels.cancelNow(ref, e.jobToCancel(), "its pod is being evicted: " + e.why());
           }
           evictions.run(ref, e.why(), e.reason());
         },
         () -> evictions.forget(ref.uid()));
-  }
-
-  /** True when no cancel of this job was sent recently (then records this one). */
-  private boolean mayCancel(long jobId) {
-    Instant now = clock.instant();
-    boolean[] mine = {false};
-    cancelling.compute(
-        jobId,
-        (k, at) -> {
-          if (at == null || !now.isBefore(at.plus(CANCEL_RETRY))) {
-            mine[0] = true;
-            return now;
-          }
-          return at;
-        });
-    if (cancelling.size() > 10_000) { // ended jobs never say goodbye here
-      cancelling.entrySet().removeIf(en -> now.isAfter(en.getValue().plus(CANCEL_RETRY)));
-    }
-    return mine[0];
-  }
-
-  private void cancelNow(PodRef ref, long jobId, String why) {
-    try {
-      slurm.cancel(jobId);
-      LOG.info(
-          "placeholder_cancelled pod={} uid={} slurmJob={} reason=\"{}\"",
-          ref,
-          ref.uid(),
-          jobId,
-          why);
-    } catch (SlurmNotFoundException e) {
-      LOG.info("placeholder_already_gone pod={} uid={} slurmJob={}", ref, ref.uid(), jobId);
-    } catch (SlurmException e) {
-      cancelling.remove(jobId); // the next pass tries again
-      LOG.warn(
-          "placeholder_cancel_failed pod={} uid={} slurmJob={} error={}",
-          ref,
-          ref.uid(),
-          jobId,
-          e.getMessage());
-    }
-  }
-
-  /** Runs a step's calls on a worker; {@code undo} when it cannot be run (shutting down). */
-  private void execute(PodRef ref, Runnable calls, Runnable undo) {
-    try {
-      workers.execute(
-          () -> {
-            try {
-              calls.run();
-            } catch (RuntimeException e) {
-              undo.run();
-              LOG.warn("step_failed pod={} uid={} error={}", ref, ref.uid(), e.toString(), e);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      undo.run();
-    }
   }
 
   /** Called after a successful bind: records pod creation → bound. */
@@ -500,12 +324,5 @@ final class StepRunner {
 
   private Optional<Duration> age(Pod pod) {
     return PlacementObserver.created(pod).map(c -> Duration.between(c, clock.instant()));
-  }
-
-  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
-  static boolean gated(Pod p) {
-    return p.getSpec().getSchedulingGates() != null
-        && p.getSpec().getSchedulingGates().stream()
-            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 }

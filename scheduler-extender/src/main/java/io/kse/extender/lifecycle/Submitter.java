@@ -1,6 +1,7 @@
 package io.kse.extender.lifecycle;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kse.extender.k8s.ClusterIdentity;
 import io.kse.extender.k8s.EventReason;
 import io.kse.extender.k8s.PodActions;
 import io.kse.extender.k8s.PodRef;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,38 +43,27 @@ final class Submitter {
   private final Clock clock;
   private final String workDir;
   private final JobSubmission.Shape shape;
-  private final java.util.function.Function<String, java.util.Set<String>> domainsTaken;
-  private final io.kse.extender.k8s.ClusterIdentity cluster;
+  private final ClusterIdentity cluster;
+  private final NodeStanding standing;
   private final PodFactsReader podFacts;
 
-  /** Slurm nodes no pod of ours may go to now (cordoned or drained): excluded from every job. */
-  private final Supplier<java.util.Set<String>> unusableNodes;
-
   Submitter(
-      SlurmClient slurm,
-      Supplier<PlacementPolicy> policy,
-      PreemptionLedger ledger,
-      PlaceholderRegistry registry,
-      PodActions actions,
-      Clock clock,
-      String workDir,
-      JobSubmission.Shape shape,
-      java.util.function.Function<String, java.util.Set<String>> domainsTaken,
-      io.kse.extender.k8s.ClusterIdentity cluster,
-      PodFactsReader podFacts,
-      Supplier<java.util.Set<String>> unusableNodes) {
+      PlacementReconciler.Views v,
+      PlacementReconciler.Calls c,
+      PlacementReconciler.Settings s,
+      NodeStanding standing,
+      PodFactsReader podFacts) {
+    this.slurm = c.slurm();
+    this.policy = s.policy();
+    this.ledger = s.ledger();
+    this.registry = v.registry();
+    this.actions = c.actions();
+    this.clock = c.clock();
+    this.workDir = s.workDir();
+    this.shape = s.shape();
+    this.cluster = v.cluster();
+    this.standing = standing;
     this.podFacts = podFacts;
-    this.unusableNodes = unusableNodes;
-    this.domainsTaken = domainsTaken;
-    this.cluster = cluster;
-    this.slurm = slurm;
-    this.policy = policy;
-    this.ledger = ledger;
-    this.registry = registry;
-    this.actions = actions;
-    this.clock = clock;
-    this.workDir = workDir;
-    this.shape = shape;
   }
 
   /**
@@ -116,8 +107,8 @@ final class Submitter {
     try {
       // slurmrestd 22.05 refuses excluded_nodes: there a cordon must also drain the node in Slurm
       // (KSE_DRAIN_VIA), else Slurm may allocate it again (StepRunner spaces those replacements)
-      java.util.Set<String> avoid =
-          slurm.apiVersion().supportsExcludedNodes() ? unusableNodes.get() : java.util.Set.of();
+      Set<String> avoid =
+          slurm.apiVersion().supportsExcludedNodes() ? standing.unusableSlurmNodes() : Set.of();
       JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
       long id = slurm.submit(s);
       registry.put(
@@ -162,7 +153,10 @@ final class Submitter {
         ? policy.get().decide(members.get(0), ledger, clock.instant())
         : policy
             .get()
-            .decideGroup(placement.groupFacts(members, domainsTaken), ledger, clock.instant());
+            .decideGroup(
+                placement.groupFacts(members, standing::domainsTakenBesides),
+                ledger,
+                clock.instant());
   }
 
   private void failed(Placement placement, List<PodRef> refs, SlurmException e) {

@@ -20,7 +20,7 @@ record WakeWrites(IntSupplier kubernetesNodes, int nominateFromNodes) {
    * @param toldMeanwhile this extender told the pod it waits (its informer may not show it yet)
    */
   WakeUp of(Pod pod, boolean toldMeanwhile) {
-    if (!StepRunner.gated(pod)) {
+    if (!gated(pod)) {
       return WakeUp.NOMINATE;
     }
     return toldMeanwhile || toldWaiting(pod) || kubernetesNodes.getAsInt() >= nominateFromNodes
@@ -34,5 +34,12 @@ record WakeWrites(IntSupplier kubernetesNodes, int nominateFromNodes) {
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
             .anyMatch(c -> WellKnown.CONDITION.equals(c.getType()));
+  }
+
+  /** Held by our scheduling gate (manifests/base/scheduling-gate.yaml). */
+  private static boolean gated(Pod p) {
+    return p.getSpec().getSchedulingGates() != null
+        && p.getSpec().getSchedulingGates().stream()
+            .anyMatch(g -> WellKnown.SCHEDULING_GATE.equals(g.getName()));
   }
 }

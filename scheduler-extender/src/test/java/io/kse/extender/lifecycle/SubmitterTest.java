@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kse.extender.k8s.ClusterIdentity;
+import io.kse.extender.k8s.KubeNodes;
+import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.PodRef;
 import io.kse.extender.testing.FakeSlurm;
 import io.kse.extender.testing.Pods;
@@ -17,7 +19,7 @@ import io.kse.slurm.testing.FakeSlurmClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -31,23 +33,55 @@ class SubmitterTest {
   final List<String> said = actions.calls;
 
   Submitter submitter(Supplier<PlacementPolicy> policy) {
+    PlacementReconciler.Views views =
+        new PlacementReconciler.Views(
+            fake.cache,
+            io.kse.extender.k8s.PodSource.none(),
+            (ns, name) -> Optional.empty(),
+            nodeNames,
+            Optional.of(new ReconcilerFixture.StaticNodes(nodes)),
+            registry,
+            ClusterIdentity.of("c1"),
+            () -> true);
+    PlacementReconciler.Calls calls =
+        new PlacementReconciler.Calls(
+            fake.client,
+            fake.cache,
+            actions,
+            io.kse.extender.dra.GpuClaims.none(),
+            Runnable::run,
+            Runnable::run,
+            new io.kse.extender.metrics.ExtenderMetrics(
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+            clock);
+    PlacementReconciler.Settings settings =
+        new PlacementReconciler.Settings(
+            policy,
+            new PreemptionLedger(),
+            "/tmp",
+            JobSubmission.Shape.BATCH,
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(30),
+            0,
+            Duration.ofSeconds(5));
     return new Submitter(
-        fake.client,
-        policy,
-        new PreemptionLedger(),
-        registry,
-        actions,
-        clock,
-        "/tmp",
-        JobSubmission.Shape.BATCH,
-        key -> Set.of(),
-        ClusterIdentity.of("c1"),
-        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()),
-        () -> unusable);
+        views,
+        calls,
+        settings,
+        new NodeStanding(fake.cache, nodeNames, views.kubeNodes(), policy),
+        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()));
   }
 
-  /** Slurm nodes whose Kubernetes node is cordoned or drained, as the observer reports them. */
-  final Set<String> unusable = new java.util.TreeSet<>();
+  final NodeNames nodeNames = new NodeNames();
+
+  /** Kubernetes nodes; a test cordons some (the Slurm node of the same name must be avoided). */
+  final Map<String, KubeNodes.KubeNode> nodes = new java.util.HashMap<>();
+
+  void cordon(String... names) {
+    for (String n : names) {
+      nodes.put(n, new KubeNodes.KubeNode(n, true, Optional.empty()));
+    }
+  }
 
   static PlacementPolicy policy() {
     return new PlacementPolicy(
@@ -85,7 +119,7 @@ class SubmitterTest {
   /** A placeholder must never be given a node its pod cannot go to: replaced, it would be again. */
   @Test
   void cordonedOrDrainedNodesAreExcludedFromThePlaceholder() {
-    unusable.addAll(Set.of("gpu-node-0", "gpu-node-3"));
+    cordon("gpu-node-0", "gpu-node-3");
     submitter(SubmitterTest::policy).submit(placement, List.of(pod));
     assertThat(fake.client.submissions().get(0).excludedNodes())
         .containsExactlyInAnyOrder("gpu-node-0", "gpu-node-3");
@@ -97,7 +131,7 @@ class SubmitterTest {
   @Test
   void onSlurm2205NoExclusionIsSentForItWouldBeRefused() {
     fake.client.speak(io.kse.slurm.ApiVersion.V0038);
-    unusable.add("gpu-node-0");
+    cordon("gpu-node-0");
     submitter(SubmitterTest::policy).submit(placement, List.of(pod));
     assertThat(fake.client.submissions().get(0).excludedNodes()).isEmpty();
   }
