@@ -14,14 +14,14 @@ import java.util.regex.Pattern;
 /**
  * The {@code cluster} section of a policy: what the Slurm cluster offers (preemption mode, GPU and
  * other GRES, NVLink domains, topology requests, TPU slices, shared GPUs). Problems go to the
- * {@link PolicyParser} reading the whole file, so they are listed with every other.
+ * {@link PolicyReader} the whole file is read with, so they are listed with every other.
  */
 final class ClusterParser {
   private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,62}");
 
-  private final PolicyParser r;
+  private final PolicyReader r;
 
-  ClusterParser(PolicyParser reader) {
+  ClusterParser(PolicyReader reader) {
     this.r = reader;
   }
 
