@@ -2,10 +2,8 @@ package io.kse.policy;
 
 import io.kse.policy.model.ClusterSpec;
 import io.kse.policy.model.Policy;
-import io.kse.policy.model.PreemptionSafety;
 import io.kse.policy.model.SlurmSettings;
 import io.kse.policy.model.Tier;
-import io.kse.policy.model.TierMatch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,9 +21,11 @@ public final class PlacementPolicy {
   private final Policy policy;
   private final TopologyRules topology;
   private final SliceRules slices;
+  private final PreemptionBudgets budgets;
 
   public PlacementPolicy(Policy policy) {
     this.policy = policy;
+    this.budgets = new PreemptionBudgets(policy.preemption());
     this.topology = new TopologyRules(policy.cluster());
     this.slices = new SliceRules(policy.cluster());
   }
@@ -178,7 +178,7 @@ public final class PlacementPolicy {
     for (int i = 0; i < policy.tiers().size(); i++) {
       Tier t = policy.tiers().get(i);
       if (t.match().isPresent()) {
-        Optional<String> why = matches(t.match().get(), pod);
+        Optional<String> why = TierMatching.matches(t.match().get(), pod);
         if (why.isPresent()) {
           record.add(
               new Contribution(
@@ -191,48 +191,6 @@ public final class PlacementPolicy {
         new Contribution(
             "defaultTier", "tier " + policy.defaultTier() + " (no tier rule matched)"));
     return policy.tier(policy.defaultTier()).orElseThrow();
-  }
-
-  /** Empty when the pod does not match; else a short account of why it does. */
-  static Optional<String> matches(TierMatch m, PodFacts pod) {
-    List<String> why = new ArrayList<>();
-    if (!m.priorityClassNames().isEmpty()) {
-      if (pod.priorityClassName().isEmpty()
-          || !m.priorityClassNames().contains(pod.priorityClassName().get())) {
-        return Optional.empty();
-      }
-      why.add("priorityClassName=" + pod.priorityClassName().get());
-    }
-    if (m.priorityMin().isPresent() || m.priorityMax().isPresent()) {
-      if (pod.priority().isEmpty()) {
-        return Optional.empty();
-      }
-      int p = pod.priority().getAsInt();
-      if (m.priorityMin().isPresent() && p < m.priorityMin().getAsInt()
-          || m.priorityMax().isPresent() && p > m.priorityMax().getAsInt()) {
-        return Optional.empty();
-      }
-      why.add("priority=" + p);
-    }
-    if (!m.namespaces().isEmpty()) {
-      if (!m.namespaces().contains(pod.namespace())) {
-        return Optional.empty();
-      }
-      why.add("namespace=" + pod.namespace());
-    }
-    for (Map.Entry<String, String> e : new java.util.TreeMap<>(m.labels()).entrySet()) {
-      if (!e.getValue().equals(pod.labels().get(e.getKey()))) {
-        return Optional.empty();
-      }
-      why.add("label " + e.getKey() + "=" + e.getValue());
-    }
-    for (Map.Entry<String, String> e : new java.util.TreeMap<>(m.annotations()).entrySet()) {
-      if (!e.getValue().equals(pod.annotations().get(e.getKey()))) {
-        return Optional.empty();
-      }
-      why.add("annotation " + e.getKey() + "=" + e.getValue());
-    }
-    return Optional.of(String.join(", ", why));
   }
 
   private JobSpec job(
@@ -294,14 +252,14 @@ public final class PlacementPolicy {
     }
     boolean preempting = !tier.mayPreempt().isEmpty();
     Optional<String> stop =
-        preempting ? preemptionStop(tier, pod, nodes, ledger, now) : Optional.empty();
+        preempting ? budgets.stop(tier, pod, nodes, ledger, now) : Optional.empty();
     if (stop.isPresent()) { // a budget or dry run: the tier's non-preempting fallback
       preempting = false;
       partition = s.fallbackPartition().isPresent() ? s.fallbackPartition() : partition;
       qos = s.fallbackQos().isPresent() ? s.fallbackQos() : qos;
     }
     if (!tier.mayPreempt().isEmpty()) {
-      record.add(preemptionSaid(tier, stop));
+      record.add(PreemptionBudgets.said(tier, stop));
     }
     return new JobSpec(
         partition,
@@ -428,81 +386,17 @@ public final class PlacementPolicy {
     return nodes;
   }
 
-  /** What the record says of preemption: the tier may preempt, or why it falls back. */
-  private static Contribution preemptionSaid(Tier tier, Optional<String> stop) {
-    SlurmSettings s = tier.slurm();
-    return stop.map(
-            why ->
-                new Contribution(
-                    "preemption",
-                    why
-                        + ": non-preempting fallback"
-                        + s.fallbackPartition().map(p -> " partition=" + p).orElse("")
-                        + s.fallbackQos().map(q -> " qos=" + q).orElse("")))
-        .orElseGet(
-            () -> new Contribution("tier " + tier.name(), "may preempt " + tier.mayPreempt()));
-  }
-
   /**
    * For each tier with a preemption budget, how much of it is used in its window: the larger of the
    * GPU and node shares, 1 or more when used up (a budget of 0 counts as used up).
    */
-  public java.util.Map<String, Double> budgetUse(PreemptionLedger ledger, Instant now) {
-    java.util.Map<String, Double> out = new java.util.TreeMap<>();
-    for (PreemptionSafety.Budget b : policy.preemption().budgets()) {
-      PreemptionLedger.Usage used = ledger.usage(b.tier(), b.window(), now);
-      out.put(
-          b.tier(), Math.max(share(used.gpus(), b.maxGpus()), share(used.nodes(), b.maxNodes())));
-    }
-    return out;
+  public Map<String, Double> budgetUse(PreemptionLedger ledger, Instant now) {
+    return budgets.use(ledger, now);
   }
 
   /** The longest window of any preemption budget: how far back the ledger must remember. */
-  public Optional<java.time.Duration> longestBudgetWindow() {
-    return policy.preemption().budgets().stream()
-        .map(PreemptionSafety.Budget::window)
-        .max(java.time.Duration::compareTo);
-  }
-
-  private static double share(long used, long max) {
-    if (max == Integer.MAX_VALUE) {
-      return 0; // no limit of this kind
-    }
-    return max <= 0 ? 1 : (double) used / max;
-  }
-
-  /** Why this tier may not preempt now (dry run, budget), or empty when it may. */
-  private Optional<String> preemptionStop(
-      Tier tier, PodFacts pod, int nodes, PreemptionLedger ledger, Instant now) {
-    PreemptionSafety safety = policy.preemption();
-    if (safety.dryRun()) {
-      return Optional.of("dry run (preemption.dryRun)");
-    }
-    for (PreemptionSafety.Budget b : safety.budgets()) {
-      if (!b.tier().equals(tier.name())) {
-        continue;
-      }
-      PreemptionLedger.Usage used = ledger.usage(tier.name(), b.window(), now);
-      // a share of a GPU may preempt a whole GPU's worth (Slurm frees whole GPUs for shards)
-      long gpus = (pod.gpus() + (pod.draGpuShares() > 0 ? 1 : 0)) * nodes;
-      if (used.gpus() + gpus > b.maxGpus() || used.nodes() + nodes > b.maxNodes()) {
-        return Optional.of(
-            "budget of tier "
-                + tier.name()
-                + " used up ("
-                + used.gpus()
-                + "/"
-                + (b.maxGpus() == Integer.MAX_VALUE ? "-" : b.maxGpus())
-                + " GPUs, "
-                + used.nodes()
-                + "/"
-                + (b.maxNodes() == Integer.MAX_VALUE ? "-" : b.maxNodes())
-                + " nodes in "
-                + Durations.slurm(b.window())
-                + ")");
-      }
-    }
-    return Optional.empty();
+  public Optional<Duration> longestBudgetWindow() {
+    return budgets.longestWindow();
   }
 
   /** A pod override, if the annotation is present; rejected when the namespace may not use it. */

@@ -92,8 +92,8 @@ class PlacementPolicyTest {
             0,
             Map.of(),
             OptionalLong.empty());
-    assertThat(PlacementPolicy.matches(m, yes)).contains("label app=llm, annotation team=a");
-    assertThat(PlacementPolicy.matches(m, no)).isEmpty();
+    assertThat(TierMatching.matches(m, yes)).contains("label app=llm, annotation team=a");
+    assertThat(TierMatching.matches(m, no)).isEmpty();
   }
 
   @Test
