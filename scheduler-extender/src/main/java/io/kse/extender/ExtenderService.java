@@ -3,6 +3,7 @@ package io.kse.extender;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
+import io.kse.extender.concurrent.Waits;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.k8s.ClusterIdentity;
@@ -13,9 +14,11 @@ import io.kse.extender.k8s.KubeCallerCheck;
 import io.kse.extender.k8s.NodeInformer;
 import io.kse.extender.k8s.NodeNames;
 import io.kse.extender.k8s.NodeSync;
+import io.kse.extender.k8s.NodeUpkeep;
 import io.kse.extender.k8s.PodGroupInformer;
 import io.kse.extender.k8s.PodInformer;
 import io.kse.extender.k8s.QuietEvents;
+import io.kse.extender.k8s.TopologyCheck;
 import io.kse.extender.k8s.WriterLease;
 import io.kse.extender.lifecycle.PlaceholderRegistry;
 import io.kse.extender.lifecycle.PlacementReconciler;
@@ -23,9 +26,9 @@ import io.kse.extender.lifecycle.SavedLedger;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.policy.PreemptionLedger;
 import io.kse.policy.load.PolicyStore;
+import io.kse.policy.model.GpuShares;
 import io.kse.slurm.NodeAdmin;
 import io.kse.slurm.SlurmClients;
-import io.kse.slurm.SlurmException;
 import io.kse.slurm.cache.SlurmStateCache;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -34,7 +37,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Deque;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -96,28 +98,22 @@ public final class ExtenderService implements AutoCloseable {
   private final ExecutorService workers;
   private final ExecutorService passes =
       Executors.newSingleThreadExecutor(DaemonThreads.named("kse-reconcile"));
-  private final ExecutorService nodeSyncThread =
-      Executors.newSingleThreadExecutor(DaemonThreads.named("kse-node-sync"));
   private final ScheduledExecutorService housekeeping =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kse-housekeeping"));
   private final AtomicReference<WriterLease> lease = new AtomicReference<>();
   private final BooleanSupplier isWriter;
   private final BooleanSupplier synced;
   private final PlacementReconciler reconciler;
-  private final NodeSync nodeSync;
-  private final io.kse.extender.k8s.TopologyCheck topologyCheck;
+  private final NodeUpkeep nodeUpkeep;
   private final ExtenderServer routes;
   private final io.kse.slurm.cache.AllocationHints hints;
   private final SavedLedger savedLedger;
   private volatile Vertx vertx;
   private final AtomicBoolean accepting = new AtomicBoolean(true);
-  private final Deque<Step> started = new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final StartedSteps started = new StartedSteps();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private volatile int port;
   private volatile int opsPort;
-
-  /** A step that ran, and how to undo it. */
-  private record Step(String name, Runnable stop) {}
 
   public ExtenderService(ExtenderConfig cfg, KubernetesClient kube, Clock clock) {
     this.cfg = cfg;
@@ -152,19 +148,10 @@ public final class ExtenderService implements AutoCloseable {
             io.kse.extender.lifecycle.PendingAges.oldestByTier(
                 registry.current(), cache::job, clock.instant()));
     metrics.budgetUse(() -> policy.placement().budgetUse(ledger, clock.instant()));
+    ExtenderConfig.Dra dra = cfg.dra();
     io.kse.extender.dra.GpuClaims gpuClaims =
         new io.kse.extender.dra.FabricGpuClaims(
-            kube,
-            cfg.dra().gpuDeviceClasses(),
-            cfg.dra().driver(),
-            cfg.dra().indexAttribute(),
-            () ->
-                policy
-                    .policy()
-                    .cluster()
-                    .gpuShares()
-                    .map(io.kse.policy.model.GpuShares::capacity)
-                    .orElse("shares"));
+            kube, dra.gpuDeviceClasses(), dra.driver(), dra.indexAttribute(), this::shareCapacity);
     this.reconciler =
         PlacementReconciler.wire(
             new PlacementReconciler.Views(
@@ -190,10 +177,8 @@ public final class ExtenderService implements AutoCloseable {
                 // told why they wait when they have waited as long as their Events are held
                 cfg.eventQuiet()));
     NodeAdmin nodeAdmin = NodeAdmins.of(cfg, slurm);
-    this.nodeSync =
-        new NodeSync(kubeNodes, cache, cache::refreshNodes, nodeAdmin, nodeNames, isWriter);
-    this.topologyCheck =
-        new io.kse.extender.k8s.TopologyCheck(
+    TopologyCheck topologyCheck =
+        new TopologyCheck(
             kubeNodes,
             cache::nodes,
             nodeNames,
@@ -201,6 +186,14 @@ public final class ExtenderService implements AutoCloseable {
             kubeNodes::warn,
             clock,
             cfg.nodeLabelSync());
+    this.nodeUpkeep =
+        new NodeUpkeep(
+            kubeNodes,
+            nodeNames,
+            new NodeSync(kubeNodes, cache, cache::refreshNodes, nodeAdmin, nodeNames, isWriter),
+            topologyCheck,
+            cfg.drainVia() != ExtenderConfig.DrainVia.OFF,
+            isWriter);
     metrics.topologyDrift(() -> topologyCheck.differences().size());
     ExtenderConfig.Http h = cfg.http();
     this.routes =
@@ -253,6 +246,11 @@ public final class ExtenderService implements AutoCloseable {
             () -> Optional.ofNullable(lease.get()).flatMap(WriterLease::writerAddress)));
   }
 
+  /** The DRA capacity a GPU share is counted in (the policy's cluster.gpuShares, or "shares"). */
+  private String shareCapacity() {
+    return policy.policy().cluster().gpuShares().map(GpuShares::capacity).orElse("shares");
+  }
+
   /** Says, once at start, if the cluster is older than the project's floor (never fatal). */
   private void checkKubernetesFloor() {
     try {
@@ -296,12 +294,12 @@ public final class ExtenderService implements AutoCloseable {
             kubeActions.close();
           });
       step("pod-informer", () -> {}, pods::close);
-      step("workers", () -> {}, () -> drain(workers));
+      step("workers", () -> {}, () -> Waits.drain(workers, STOP_STEP));
       step("node-informer", () -> {}, kubeNodes::close);
       step("podgroup-informer", () -> {}, podGroups::close);
       step("reconcile-thread", () -> {}, passes::shutdownNow);
       step("housekeeping", this::schedulePasses, housekeeping::shutdownNow);
-      step("node-sync-thread", () -> {}, nodeSyncThread::shutdownNow);
+      step("node-sync-thread", () -> {}, nodeUpkeep::close);
       step("routes", () -> {}, routes::close); // its verb pools, after both listeners
       step("http", this::listen, () -> {});
       step("connect", this::connectInBackground, () -> {});
@@ -314,7 +312,7 @@ public final class ExtenderService implements AutoCloseable {
 
   /** The steps that ran, in the order {@link #close} undoes them (newest first). */
   java.util.List<String> stopOrder() {
-    return started.stream().map(Step::name).toList();
+    return started.names();
   }
 
   /** The verbs' port. */
@@ -328,56 +326,48 @@ public final class ExtenderService implements AutoCloseable {
   }
 
   private void step(String name, Runnable start, Runnable stop) {
-    start.run();
-    started.push(new Step(name, stop));
-    LOG.debug("started step={}", name);
+    started.run(name, start, stop);
   }
 
   private void schedulePasses() {
     cache.addJobListener(reconciler::onJobChange);
     // level-triggered: besides every pod and job change, every placement is checked periodically,
     // so nothing depends on a change having been seen (kube-scheduler may not call for minutes)
-    housekeeping.scheduleWithFixedDelay(
-        guarded(synced, reconciler::reconcileAll),
-        RECONCILE_PERIOD.toMillis(),
-        RECONCILE_PERIOD.toMillis(),
-        TimeUnit.MILLISECONDS);
+    every("reconcile", RECONCILE_PERIOD, synced, reconciler::reconcileAll);
     // held Events are said when their quiet period is over (a pod that waits hears each step)
+    every("event_flush", Duration.ofSeconds(1), () -> true, actions::flush);
+    // a charge is saved within a second; a restarted writer restores before its first placement
+    every("ledger_save", Duration.ofSeconds(1), synced, savedLedger::tick);
+  }
+
+  /** A periodic task that runs only when {@code when} holds and never dies of an exception. */
+  private void every(String name, Duration period, BooleanSupplier when, Runnable task) {
     housekeeping.scheduleWithFixedDelay(
         () -> {
           try {
-            actions.flush();
+            if (when.getAsBoolean()) {
+              task.run();
+            }
           } catch (RuntimeException e) {
-            LOG.warn("event_flush_failed error={}", e.toString());
+            LOG.warn("housekeeping_failed task={} error={}", name, e.toString());
           }
         },
-        1000,
-        1000,
-        TimeUnit.MILLISECONDS);
-    // a charge is saved within a second; a restarted writer restores before its first placement
-    housekeeping.scheduleWithFixedDelay(
-        guarded(
-            synced,
-            () -> {
-              savedLedger.tick();
-              return 0;
-            }),
-        1000,
-        1000,
+        period.toMillis(),
+        period.toMillis(),
         TimeUnit.MILLISECONDS);
   }
 
   private void listen() {
     Vertx vertx = Vertx.vertx();
     this.vertx = vertx;
-    started.push(new Step("vertx", () -> await(vertx.close())));
+    started.ran("vertx", () -> await(vertx.close()));
     HttpServer ops = await(routes.listenOps(vertx, cfg.http().opsHost(), cfg.http().opsPort()));
     opsPort = ops.actualPort();
-    started.push(new Step("ops-listener", () -> await(ops.shutdown(10, TimeUnit.SECONDS))));
+    started.ran("ops-listener", () -> await(ops.shutdown(10, TimeUnit.SECONDS)));
     HttpServer verbs = await(routes.listen(vertx, cfg.host(), cfg.port(), cfg.http().tls()));
     port = verbs.actualPort();
-    started.push(new Step("verb-listener", () -> await(verbs.shutdown(10, TimeUnit.SECONDS))));
-    started.push(new Step("readiness", () -> accepting.set(false))); // first: stop being ready
+    started.ran("verb-listener", () -> await(verbs.shutdown(10, TimeUnit.SECONDS)));
+    started.ran("readiness", () -> accepting.set(false)); // first: stop being ready
     LOG.info(
         "listening host={} port={} tls={} opsHost={} opsPort={}",
         cfg.host(),
@@ -392,8 +382,8 @@ public final class ExtenderService implements AutoCloseable {
    * A failure that can never heal exits the process with one line.
    */
   private void connectInBackground() {
-    Thread connector =
-        new Thread(
+    DaemonThreads.named("kse-slurm-connect")
+        .newThread(
             () -> {
               try {
                 connect();
@@ -405,49 +395,20 @@ public final class ExtenderService implements AutoCloseable {
                     "kse-scheduler-extender: cannot start: " + BuildInfo.rootCause(e));
                 System.exit(1);
               }
-            },
-            "kse-slurm-connect");
-    connector.setDaemon(true);
-    connector.start();
+            })
+        .start();
   }
 
   private void connect() {
-    long delay = 500;
-    while (!slurm.isConnected() && !stopped.get()) {
-      try {
-        slurm.connected(SlurmClients.connect(cfg.slurm(), prometheus));
-        LOG.info(
-            "slurm_connected url={} apiVersion={}", cfg.slurm().url(), slurm.apiVersion().id());
-      } catch (SlurmException e) {
-        slurm.failed(e.getMessage());
-        LOG.warn(
-            "slurm_connect_failed url={} retryInMs={} error={}",
-            cfg.slurm().url(),
-            delay,
-            e.getMessage());
-        sleep(delay);
-        delay = Math.min(delay * 2, 10_000);
-      }
-    }
+    slurm.connectUntil(
+        () -> SlurmClients.connect(cfg.slurm(), prometheus),
+        cfg.slurm().url().toString(),
+        stopped::get);
     if (stopped.get()) {
       return; // stopped before Slurm answered: start nothing more
     }
-    // before anything reads Slurm's jobs: which placeholders are this cluster's
-    String id = cluster.resolve(kube);
-    // and which Slurm user submits them: a copied comment under another user is an impostor
-    Optional<String> slurmUser = cfg.slurm().submittingUser();
-    cache.owner(new io.kse.slurm.PlaceholderOwner(Optional.of(id), slurmUser));
-    LOG.info(
-        "cluster_identity id={} configured={} slurmUser={}",
-        id,
-        cfg.clusterId().isPresent(),
-        slurmUser.orElse("-"));
-    if (slurmUser.isEmpty()) {
-      LOG.warn(
-          "placeholder_owner_unknown reason=\"neither KSE_SLURM_USER nor the JWT names the Slurm"
-              + " user: placeholders are recognised by their comment alone, which any Slurm user"
-              + " can copy\"");
-    }
+    // before anything reads Slurm's jobs: which placeholders are ours
+    cache.owner(PlaceholderOwnership.resolve(cluster, kube, cfg));
     cache.start();
     if (cfg.podGroups()) { // before the pods, so a gang's size is known when its pods arrive
       podGroups.start(reconciler::onPodGroup);
@@ -460,23 +421,13 @@ public final class ExtenderService implements AutoCloseable {
           reconciler.onPod(pod);
         },
         reconciler::onPodDeleted);
-    long deadline = System.nanoTime() + SYNC_LIMIT.toNanos();
-    while (!synced.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "not synced within "
-                + SYNC_LIMIT.toMinutes()
-                + " min (Slurm cache synced: "
-                + cache.synced()
-                + ", pod informer synced: "
-                + pods.synced()
-                + ")");
-      }
-      sleep(100);
-    }
+    Waits.until(
+        synced,
+        SYNC_LIMIT,
+        () -> "synced (Slurm cache: " + cache.synced() + ", pod informer: " + pods.synced() + ")");
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
     becomeWriter();
-    startNodeSync();
+    nodeUpkeep.start(cache::addNodeListener, housekeeping, RECONCILE_PERIOD);
   }
 
   /** The writer converges every placement; with leader election, only the Lease holder. */
@@ -494,48 +445,7 @@ public final class ExtenderService implements AutoCloseable {
     WriterLease l =
         new WriterLease(kube, cfg.leaseNamespace(), cfg.leaseName(), cfg.leaseIdentity(), takeOver);
     lease.set(l);
-    started.push(new Step("writer-lease", l::close));
-  }
-
-  /** Cordon ↔ drain, on every node change and for every node pair periodically, one thread. */
-  private void startNodeSync() {
-    kubeNodes.start(nodeNames, n -> nodeSyncThread.execute(() -> syncNode(n)));
-    cache.addNodeListener(
-        (before, after) ->
-            after.ifPresent(
-                n -> nodeSyncThread.execute(() -> syncNode(nodeNames.kubernetes(n.name())))));
-    housekeeping.scheduleWithFixedDelay(
-        () -> nodeSyncThread.execute(this::syncAllNodes),
-        RECONCILE_PERIOD.toMillis(),
-        RECONCILE_PERIOD.toMillis(),
-        TimeUnit.MILLISECONDS);
-  }
-
-  private void syncNode(String node) {
-    if (cfg.drainVia() != ExtenderConfig.DrainVia.OFF) {
-      try {
-        nodeSync.reconcile(node);
-      } catch (RuntimeException e) {
-        LOG.warn("node_sync_failed node={} error={}", node, e.toString());
-      }
-    }
-  }
-
-  private void syncAllNodes() {
-    if (isWriter.getAsBoolean()) { // one replica tells the differences
-      try {
-        topologyCheck.checkIfDue();
-      } catch (RuntimeException e) {
-        LOG.warn("topology_check_failed error={}", e.toString());
-      }
-    }
-    if (cfg.drainVia() != ExtenderConfig.DrainVia.OFF) {
-      try {
-        nodeSync.reconcileAll();
-      } catch (RuntimeException e) {
-        LOG.warn("node_sync_failed error={}", e.toString());
-      }
-    }
+    started.ran("writer-lease", l::close);
   }
 
   /** Undoes the steps that ran, newest first; one failing step does not stop the others. */
@@ -544,52 +454,11 @@ public final class ExtenderService implements AutoCloseable {
     if (!stopped.compareAndSet(false, true)) {
       return;
     }
-    while (!started.isEmpty()) {
-      Step s = started.pop();
-      try {
-        s.stop().run();
-      } catch (RuntimeException e) {
-        LOG.warn("shutdown_step_failed step={} error={}", s.name(), e.toString());
-      }
-    }
+    started.undoAll();
     LOG.info("stopped");
   }
 
-  /** A periodic task that runs only when {@code when} holds and never dies of an exception. */
-  private static Runnable guarded(BooleanSupplier when, java.util.function.IntSupplier task) {
-    return () -> {
-      try {
-        if (when.getAsBoolean()) {
-          task.getAsInt();
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("housekeeping_failed error={}", e.toString());
-      }
-    };
-  }
-
-  private static void drain(ExecutorService pool) {
-    pool.shutdown();
-    try {
-      pool.awaitTermination(STOP_STEP.toSeconds(), TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   private static <T> T await(Future<T> f) {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return Waits.await(f, Duration.ofSeconds(30));
   }
 }
