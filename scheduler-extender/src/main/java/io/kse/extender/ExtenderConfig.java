@@ -73,42 +73,6 @@ public record ExtenderConfig(
     OFF
   }
 
-  static final Setting<String> HTTP_HOST =
-      Setting.string(
-          "KSE_HTTP_HOST",
-          "listen address of the verbs (filter/prioritize/preempt/bind): loopback, as"
-              + " kube-scheduler runs in the same pod",
-          "127.0.0.1");
-  static final Setting<Integer> HTTP_PORT =
-      Setting.integer("KSE_HTTP_PORT", "listen port of the verbs", 8888, 1, 65535);
-  static final Setting<Optional<Path>> TLS_CERT =
-      Setting.path(
-          "KSE_HTTP_TLS_CERT_FILE",
-          "PEM certificate: serve the verbs over HTTPS (with KSE_HTTP_TLS_KEY_FILE and"
-              + " KSE_HTTP_TLS_CLIENT_CA_FILE), for a kube-scheduler that runs apart");
-  static final Setting<Optional<Path>> TLS_KEY =
-      Setting.path("KSE_HTTP_TLS_KEY_FILE", "PEM private key of KSE_HTTP_TLS_CERT_FILE");
-  static final Setting<Optional<Path>> TLS_CLIENT_CA =
-      Setting.path(
-          "KSE_HTTP_TLS_CLIENT_CA_FILE",
-          "PEM CA: only clients with a certificate it signed may call the verbs");
-  static final Setting<Boolean> PLAINTEXT =
-      Setting.bool(
-          "KSE_HTTP_PLAINTEXT_ON_NETWORK",
-          "true: allow the verbs on a non-loopback address without TLS, so anyone who reaches the"
-              + " port can bind pods",
-          false);
-  static final Setting<String> OPS_HOST =
-      Setting.string(
-          "KSE_OPS_HOST", "listen address of /healthz, /readyz, /metrics and /explain", "0.0.0.0");
-  static final Setting<Integer> OPS_PORT =
-      Setting.integer(
-          "KSE_OPS_PORT",
-          "listen port of /healthz, /readyz, /metrics and /explain; /explain answers loopback"
-              + " callers, others need a token allowed to get the pod",
-          8889,
-          0,
-          65535);
   static final Setting<String> SCHEDULER_NAME =
       Setting.string(
           "KSE_SCHEDULER_NAME",
@@ -124,62 +88,6 @@ public record ExtenderConfig(
           5000,
           100,
           3_600_000);
-  static final Setting<Long> BODY_LIMIT =
-      Setting.number(
-          "KSE_HTTP_BODY_LIMIT_BYTES", "largest request body accepted", 8 << 20, 1024, 256 << 20);
-  static final Setting<Long> INFLIGHT =
-      Setting.number(
-          "KSE_HTTP_INFLIGHT_BYTES",
-          "request body bytes held at once over all connections; beyond, 503",
-          64 << 20,
-          1024,
-          Integer.MAX_VALUE);
-  static final Setting<Integer> MAX_CONNECTIONS =
-      Setting.integer(
-          "KSE_HTTP_MAX_CONNECTIONS", "open connections; more are closed at once", 256, 1, 65_536);
-  static final Setting<Duration> BODY_TIMEOUT =
-      Setting.millis(
-          "KSE_HTTP_BODY_TIMEOUT_MS",
-          "time for a whole request body to arrive; beyond, 408 and the connection closed",
-          10_000,
-          100,
-          600_000);
-  static final Setting<Duration> HEAD_TIMEOUT =
-      Setting.millis(
-          "KSE_HTTP_HEAD_TIMEOUT_MS",
-          "a new connection that has not sent a whole request head by then is closed",
-          5_000,
-          100,
-          600_000);
-  static final Setting<Duration> IDLE_TIMEOUT =
-      Setting.millis(
-          "KSE_HTTP_IDLE_TIMEOUT_MS",
-          "idle connections are closed after this",
-          120_000,
-          1000,
-          3_600_000);
-  static final Setting<Integer> VERB_THREADS =
-      Setting.integer(
-          "KSE_HTTP_VERB_THREADS",
-          "threads computing filter/prioritize/preempt answers, off the event loop",
-          2,
-          1,
-          64);
-  static final Setting<Integer> QUEUED_VERBS =
-      Setting.integer(
-          "KSE_HTTP_QUEUED_VERBS",
-          "verb calls waiting for a thread; more are answered 503",
-          64,
-          1,
-          100_000);
-  static final Setting<Integer> MIN_NODE_NAMES =
-      Setting.integer(
-          "KSE_HTTP_MIN_NODE_NAMES",
-          "a request may name as many candidate nodes as the cluster has plus 10% and 100, and at"
-              + " least this many",
-          1000,
-          1,
-          1_000_000);
   static final Setting<String> WORKDIR =
       Setting.string(
           "KSE_PLACEHOLDER_WORKDIR",
@@ -224,13 +132,6 @@ public record ExtenderConfig(
           "file holding the token Slurm's allocation hints (PrologSlurmctld,"
               + " manifests/slurm/kse-allocation-hint) must carry unless they come from loopback;"
               + " unset: hints from loopback only");
-  static final Setting<Optional<String>> OPS_ADVERTISE =
-      Setting.optional(
-          "KSE_OPS_ADVERTISE",
-          "host:port where the other replicas reach this one's ops port: a standby forwards Slurm's"
-              + " hints there when this replica is the writer (it travels in the writer Lease's"
-              + " holder identity)",
-          "POD_IP:KSE_OPS_PORT when POD_IP is set, else none (hints are not forwarded)");
   static final Setting<Duration> ALLOCATION_HINT_MIN_GAP =
       Setting.millis(
           "KSE_ALLOCATION_HINT_MIN_GAP_MS",
@@ -342,26 +243,26 @@ public record ExtenderConfig(
   /** Every setting of the extender, in the order the docs list them. */
   static final List<Setting<?>> SETTINGS =
       List.of(
-          HTTP_HOST,
-          HTTP_PORT,
-          TLS_CERT,
-          TLS_KEY,
-          TLS_CLIENT_CA,
-          PLAINTEXT,
-          OPS_HOST,
-          OPS_PORT,
+          HttpSettings.HTTP_HOST,
+          HttpSettings.HTTP_PORT,
+          HttpSettings.TLS_CERT,
+          HttpSettings.TLS_KEY,
+          HttpSettings.TLS_CLIENT_CA,
+          HttpSettings.PLAINTEXT,
+          HttpSettings.OPS_HOST,
+          HttpSettings.OPS_PORT,
           SCHEDULER_NAME,
           POLICY_FILE,
           POLICY_RELOAD,
-          BODY_LIMIT,
-          INFLIGHT,
-          MAX_CONNECTIONS,
-          BODY_TIMEOUT,
-          IDLE_TIMEOUT,
-          HEAD_TIMEOUT,
-          VERB_THREADS,
-          QUEUED_VERBS,
-          MIN_NODE_NAMES,
+          HttpSettings.BODY_LIMIT,
+          HttpSettings.INFLIGHT,
+          HttpSettings.MAX_CONNECTIONS,
+          HttpSettings.BODY_TIMEOUT,
+          HttpSettings.IDLE_TIMEOUT,
+          HttpSettings.HEAD_TIMEOUT,
+          HttpSettings.VERB_THREADS,
+          HttpSettings.QUEUED_VERBS,
+          HttpSettings.MIN_NODE_NAMES,
           WORKDIR,
           SHAPE,
           WORKERS,
@@ -377,7 +278,7 @@ public record ExtenderConfig(
           NOMINATE_FROM_NODES,
           ALLOCATION_HINT_TOKEN,
           ALLOCATION_HINT_MIN_GAP,
-          OPS_ADVERTISE,
+          HttpSettings.OPS_ADVERTISE,
           GROUP_INCOMPLETE_WAIT,
           POD_GROUPS,
           CLUSTER_ID,
@@ -413,74 +314,11 @@ public record ExtenderConfig(
     Settings r = new Settings(env).refuseUnknown("KSE_", known);
     SlurmConfig slurm = SlurmConfig.read(r);
     LOG_FORMAT.read(r); // logback has chosen already; a value it has no appender for is an error
-    String host = HTTP_HOST.read(r);
-    int port = HTTP_PORT.read(r);
-    List<Path> tlsFiles =
-        List.of(TLS_CERT, TLS_KEY, TLS_CLIENT_CA).stream()
-            .map(s -> s.read(r))
-            .flatMap(Optional::stream)
-            .toList();
-    Optional<io.kse.extender.http.TlsFiles> tls = Optional.empty();
-    if (tlsFiles.size() == 3) {
-      io.kse.extender.http.TlsFiles t =
-          new io.kse.extender.http.TlsFiles(tlsFiles.get(0), tlsFiles.get(1), tlsFiles.get(2));
-      t.problems().forEach(r::problem);
-      tls = Optional.of(t);
-    } else if (!tlsFiles.isEmpty()) {
-      r.problem(
-          List.of(TLS_CERT.name(), TLS_KEY.name(), TLS_CLIENT_CA.name())
-              + ": set all three for HTTPS with client certificates, or none");
-    }
-    if (tls.isEmpty()
-        && !PLAINTEXT.read(r)
-        && !io.kse.extender.http.ExtenderServer.isLoopback(host)) {
-      r.problem(
-          "KSE_HTTP_HOST="
-              + host
-              + ": the verbs bind pods; off loopback they need TLS with client certificates"
-              + " (KSE_HTTP_TLS_*), or KSE_HTTP_PLAINTEXT_ON_NETWORK=true to accept the risk");
-    }
-    int opsPort = OPS_PORT.read(r);
-    Optional<String> advertise =
-        OPS_ADVERTISE
-            .read(r)
-            .or(
-                () ->
-                    Optional.ofNullable(env.get("POD_IP"))
-                        .filter(ip -> !ip.isBlank())
-                        .map(ip -> (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + opsPort));
-    advertise
-        .filter(a -> !a.matches("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]{1,253}):[0-9]{1,5}"))
-        .ifPresent(
-            a ->
-                r.problem(
-                    "KSE_OPS_ADVERTISE='"
-                        + a
-                        + "': expected host:port (an IPv6 address in brackets)"));
-    if (opsPort != 0 && opsPort == port) {
-      r.problem("KSE_OPS_PORT=" + opsPort + ": must differ from KSE_HTTP_PORT");
-    }
-    io.kse.extender.http.HttpLimits limits =
-        new io.kse.extender.http.HttpLimits(
-            BODY_LIMIT.read(r),
-            INFLIGHT.read(r),
-            MAX_CONNECTIONS.read(r),
-            BODY_TIMEOUT.read(r),
-            IDLE_TIMEOUT.read(r),
-            HEAD_TIMEOUT.read(r),
-            VERB_THREADS.read(r),
-            QUEUED_VERBS.read(r),
-            WORKERS.read(r),
-            MIN_NODE_NAMES.read(r));
-    if (limits.inFlightBytes() < limits.bodyBytes()) {
-      r.problem(
-          "KSE_HTTP_INFLIGHT_BYTES="
-              + limits.inFlightBytes()
-              + ": must be at least KSE_HTTP_BODY_LIMIT_BYTES ("
-              + limits.bodyBytes()
-              + ")");
-    }
-    Http http = new Http(OPS_HOST.read(r), opsPort, tls, limits);
+    HttpSettings.Listeners listeners = HttpSettings.read(r, env);
+    String host = listeners.host();
+    int port = listeners.port();
+    Optional<String> advertise = listeners.advertise();
+    Http http = listeners.http();
     DrainVia drainVia = DRAIN_VIA.read(r);
     Optional<String> scontrolConf = SCONTROL_CONF.read(r);
     if (drainVia == DrainVia.SCONTROL && scontrolConf.isEmpty()) {
