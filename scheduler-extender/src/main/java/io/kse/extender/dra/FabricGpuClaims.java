@@ -2,25 +2,18 @@ package io.kse.extender.dra;
 
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodResourceClaim;
-import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,8 +32,7 @@ public final class FabricGpuClaims implements GpuClaims {
       new com.fasterxml.jackson.databind.ObjectMapper();
   private final KubernetesClient client;
   private final Set<String> gpuClasses;
-  private final String driver;
-  private final String indexAttribute;
+  private final ClaimReads reads;
   private final java.util.function.Supplier<String> shareCapacity;
 
   /**
@@ -58,8 +50,7 @@ public final class FabricGpuClaims implements GpuClaims {
       java.util.function.Supplier<String> shareCapacity) {
     this.client = client;
     this.gpuClasses = Set.copyOf(gpuClasses);
-    this.driver = driver;
-    this.indexAttribute = indexAttribute;
+    this.reads = new ClaimReads(client, driver, indexAttribute, shareCapacity);
     this.shareCapacity = shareCapacity;
   }
 
@@ -73,7 +64,7 @@ public final class FabricGpuClaims implements GpuClaims {
     if (!GpuClaims.hasClaims(pod)) {
       return 0;
     }
-    return GpuAllocationPlan.gpusAsked(templateRequests(pod), gpuClasses);
+    return GpuAllocationPlan.gpusAsked(reads.templateRequests(pod), gpuClasses);
   }
 
   @Override
@@ -81,7 +72,7 @@ public final class FabricGpuClaims implements GpuClaims {
     if (!GpuClaims.hasClaims(pod)) {
       return new Asks(0, 0);
     }
-    List<GpuRequest> requests = templateRequests(pod); // read once for both
+    List<GpuRequest> requests = reads.templateRequests(pod); // read once for both
     return new Asks(
         GpuAllocationPlan.gpusAsked(requests, gpuClasses),
         GpuAllocationPlan.sharesAsked(requests, gpuClasses));
@@ -92,16 +83,16 @@ public final class FabricGpuClaims implements GpuClaims {
     if (!GpuClaims.hasClaims(pod)) {
       return 0;
     }
-    return GpuAllocationPlan.sharesAsked(templateRequests(pod), gpuClasses);
+    return GpuAllocationPlan.sharesAsked(reads.templateRequests(pod), gpuClasses);
   }
 
   @Override
   public String allocateShare(Pod pod, String node, int gpuIndex, long shares) {
-    Map<String, ResourceClaim> claims = claims(pod);
+    Map<String, ResourceClaim> claims = reads.claims(pod);
     List<GpuRequest> requests = new ArrayList<>();
-    claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
+    claims.values().forEach(c -> requests.addAll(reads.requests(c.getMetadata().getName(), c)));
     GpuAllocationPlan.Assignment a =
-        GpuAllocationPlan.assignShare(requests, gpuIndex, shares, published(node), node);
+        GpuAllocationPlan.assignShare(requests, gpuIndex, shares, reads.published(node), node);
     // a share of its own on the GPU Slurm put the shards on; the API server keeps the claim's
     // allocation immutable, so a retry keeps the first share (ClaimWrite compares devices)
     String share = java.util.UUID.randomUUID().toString();
@@ -134,11 +125,11 @@ public final class FabricGpuClaims implements GpuClaims {
 
   @Override
   public String allocate(Pod pod, String node, List<Integer> indices) {
-    Map<String, ResourceClaim> claims = claims(pod);
+    Map<String, ResourceClaim> claims = reads.claims(pod);
     List<GpuRequest> requests = new ArrayList<>();
-    claims.values().forEach(c -> requests.addAll(requests(c.getMetadata().getName(), c)));
+    claims.values().forEach(c -> requests.addAll(reads.requests(c.getMetadata().getName(), c)));
     List<GpuAllocationPlan.Assignment> plan =
-        GpuAllocationPlan.assign(requests, gpuClasses, indices, published(node), node);
+        GpuAllocationPlan.assign(requests, gpuClasses, indices, reads.published(node), node);
     return write(
         pod,
         node,
@@ -346,7 +337,7 @@ public final class FabricGpuClaims implements GpuClaims {
   private void undo(String ns, ClaimWrite w, Pod pod) {
     String name = w.claim().getMetadata().getName();
     try {
-      ResourceClaim now = claim(ns, name);
+      ResourceClaim now = reads.claim(ns, name);
       ResourceClaimStatus status = now.getStatus();
       if (status == null) {
         return;
@@ -377,158 +368,5 @@ public final class FabricGpuClaims implements GpuClaims {
         .map(r -> r.getRequest() + "/" + r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
         .sorted()
         .toList();
-  }
-
-  /** The node's GPUs from its ResourceSlices of our driver. */
-  private List<GpuDevice> published(String node) {
-    List<GpuDevice> out = new ArrayList<>();
-    for (ResourceSlice s :
-        client.resources(ResourceSlice.class).withField("spec.nodeName", node).list().getItems()) {
-      if (!driver.equals(s.getSpec().getDriver()) || s.getSpec().getDevices() == null) {
-        continue;
-      }
-      for (var d : s.getSpec().getDevices()) {
-        DeviceAttribute a =
-            d.getAttributes() == null ? null : d.getAttributes().get(indexAttribute);
-        if (a != null && a.getInt() != null) {
-          out.add(new GpuDevice(driver, s.getSpec().getPool().getName(), d.getName(), a.getInt()));
-        }
-      }
-    }
-    if (out.isEmpty()) {
-      throw new ClaimProblem(
-          "no ResourceSlice of driver "
-              + driver
-              + " publishes GPUs with attribute "
-              + indexAttribute
-              + " for node "
-              + node);
-    }
-    return out;
-  }
-
-  /** The pod's claims, in the pod's order, by their generated or given names. */
-  private Map<String, ResourceClaim> claims(Pod pod) {
-    String ns = pod.getMetadata().getNamespace();
-    Map<String, ResourceClaim> out = new LinkedHashMap<>();
-    Pod fresh = null;
-    for (PodResourceClaim c : pod.getSpec().getResourceClaims()) {
-      String name = c.getResourceClaimName();
-      if (name == null) {
-        name = generatedName(pod, c.getName());
-        if (name == null) { // the informer may lag the resourceclaim controller: ask once
-          fresh =
-              fresh != null
-                  ? fresh
-                  : client.pods().inNamespace(ns).withName(pod.getMetadata().getName()).get();
-          name = fresh == null ? null : generatedName(fresh, c.getName());
-        }
-        if (name == null) {
-          throw new ClaimProblem(
-              "the ResourceClaim of pod claim "
-                  + c.getName()
-                  + " is not created yet (kube-controller-manager's resourceclaim controller)");
-        }
-      }
-      out.put(name, claim(ns, name));
-    }
-    return out;
-  }
-
-  private ResourceClaim claim(String ns, String name) {
-    ResourceClaim claim =
-        client.resources(ResourceClaim.class).inNamespace(ns).withName(name).get();
-    if (claim == null) {
-      throw new ClaimProblem("ResourceClaim " + ns + "/" + name + " does not exist");
-    }
-    return claim;
-  }
-
-  private static String generatedName(Pod pod, String entry) {
-    if (pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null) {
-      return null;
-    }
-    return pod.getStatus().getResourceClaimStatuses().stream()
-        .filter(s -> entry.equals(s.getName()))
-        .map(PodResourceClaimStatus::getResourceClaimName)
-        .findFirst()
-        .orElse(null);
-  }
-
-  /** The GPU requests of every claim entry, read from the templates or the named claims. */
-  private List<GpuRequest> templateRequests(Pod pod) {
-    String ns = pod.getMetadata().getNamespace();
-    List<GpuRequest> out = new ArrayList<>();
-    for (PodResourceClaim c : pod.getSpec().getResourceClaims()) {
-      if (c.getResourceClaimTemplateName() != null) {
-        ResourceClaimTemplate t =
-            client
-                .resources(ResourceClaimTemplate.class)
-                .inNamespace(ns)
-                .withName(c.getResourceClaimTemplateName())
-                .get();
-        if (t == null) {
-          throw new ClaimProblem(
-              "ResourceClaimTemplate "
-                  + ns
-                  + "/"
-                  + c.getResourceClaimTemplateName()
-                  + " (pod claim "
-                  + c.getName()
-                  + ") does not exist");
-        }
-        out.addAll(requests(c.getName(), t.getSpec().getSpec().getDevices().getRequests()));
-      } else if (c.getResourceClaimName() != null) {
-        out.addAll(requests(c.getResourceClaimName(), claim(ns, c.getResourceClaimName())));
-      }
-    }
-    return out;
-  }
-
-  /** The share capacity an exact request asks of one GPU; 0 when it asks whole devices. */
-  private long sharesOf(io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest e) {
-    if (e.getCapacity() == null || e.getCapacity().getRequests() == null) {
-      return 0;
-    }
-    io.fabric8.kubernetes.api.model.Quantity q =
-        e.getCapacity().getRequests().get(shareCapacity.get());
-    if (q == null) {
-      return 0;
-    }
-    java.math.BigDecimal v = q.getNumericalAmount();
-    if (v.signum() <= 0 || v.stripTrailingZeros().scale() > 0) {
-      throw new ClaimProblem(
-          "a request asks "
-              + q
-              + " of capacity "
-              + shareCapacity.get()
-              + "; shares of a GPU are a whole number of Slurm shards");
-    }
-    return v.longValueExact();
-  }
-
-  private List<GpuRequest> requests(String claim, ResourceClaim c) {
-    return requests(claim, c.getSpec().getDevices().getRequests());
-  }
-
-  private List<GpuRequest> requests(String claim, List<DeviceRequest> requests) {
-    List<GpuRequest> out = new ArrayList<>();
-    for (DeviceRequest r : requests == null ? List.<DeviceRequest>of() : requests) {
-      if (r.getExactly() == null) {
-        out.add(new GpuRequest(claim, r.getName(), "", "", 0, true));
-        continue;
-      }
-      var e = r.getExactly();
-      out.add(
-          new GpuRequest(
-              claim,
-              r.getName(),
-              e.getDeviceClassName(),
-              e.getAllocationMode() == null ? "ExactCount" : e.getAllocationMode(),
-              e.getCount() == null ? 1 : e.getCount(),
-              false,
-              sharesOf(e)));
-    }
-    return out;
   }
 }
