@@ -126,17 +126,15 @@ final class ScaleSections {
     }
     scaleTable("scale.txt");
     line("");
-    for (String extra : List.of("scale-after-issue42.txt")) {
-      if (r.has(extra)) {
-        line(
-            "**After the state cache's cut** (issue 42: the same rig and settings, the 20,000-job"
-                + " row; "
-                + r.date("scale-after-issue42").orElse("")
-                + "):");
-        line("");
-        scaleTable(extra);
-        line("");
-      }
+    if (r.has("scale-check.txt")) {
+      line(
+          "**Checked again** after a change to the state path (`benchmarks/run scale-check`: the same"
+              + " rig and settings, one queue size, no wake-up runs; "
+              + r.date("scale-check").orElse("")
+              + "):");
+      line("");
+      scaleTable("scale-check.txt");
+      line("");
     }
     if (r.has("scale-2026-11-26.lines")) {
       line(
