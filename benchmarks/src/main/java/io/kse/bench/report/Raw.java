@@ -46,7 +46,7 @@ final class Raw {
 
   /** A figure of the e2e run before issue 30's CPU work (its raw lines, kept apart from *.txt). */
   String before(String key) {
-    return last(lines("e2e-before-issue30-cpu.lines"), key);
+    return in("e2e-before-issue30-cpu.lines", key);
   }
 
   /** A figure of one raw file's {@code key=value} lines (the last); "" when none. */

@@ -57,20 +57,19 @@ final class ResultsMarkdown {
             + " and the load generator) shares these cores");
     line("");
     new Headlines(r, md).write();
-    besides("e2e-figures.md")
-        .ifPresent(
-            t ->
-                t.lines()
-                    .filter(l -> l.startsWith("<!-- headline ") && l.endsWith(" -->"))
-                    .forEach(
-                        l ->
-                            line(
-                                l.substring(
-                                    "<!-- headline ".length(), l.length() - " -->".length()))));
+    java.util.Optional<String> e2eFigures = besides("e2e-figures.md");
+    e2eFigures.ifPresent(
+        t ->
+            t.lines()
+                .filter(l -> l.startsWith("<!-- headline ") && l.endsWith(" -->"))
+                .forEach(
+                    l ->
+                        line(
+                            l.substring("<!-- headline ".length(), l.length() - " -->".length()))));
     line("");
     endToEnd();
     service();
-    besides("e2e-figures.md").ifPresent(t -> md.append(t).append('\n'));
+    e2eFigures.ifPresent(t -> md.append(t).append('\n'));
     ScaleSections scale = new ScaleSections(r, md);
     scale.slurmLoad();
     scale.scale();
