@@ -153,8 +153,10 @@ public record ExtenderConfig(
           "KSE_EVENT_QUIET_MS",
           "how long a pod's SlurmJobSubmitted and AllocatedBySlurm Events are held: a pod bound"
               + " within it gets one BoundToSlurmNode Event saying all three (each Event is an API"
-              + " write); also how long its placeholder pends before it is told why it waits (the"
-              + " kse.io/SlurmAllocated condition and a WaitingForSlurm Event); 0: each at once",
+              + " write); also how long its placeholder pends, as Slurm is read after it, before it"
+              + " is told why it waits (the kse.io/SlurmAllocated condition and a WaitingForSlurm"
+              + " Event, which also says the submission: that is held twice as long); 0: each at"
+              + " once",
           5_000,
           0,
           600_000);

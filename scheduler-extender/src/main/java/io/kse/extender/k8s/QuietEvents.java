@@ -13,12 +13,17 @@ import java.util.Set;
 /**
  * Events that say one thing once (each Event is an API write). A pod's "submitted" and "allocated"
  * Events are held for the quiet period: a pod bound within it gets one {@code BoundToSlurmNode}
- * Event that also says what they would have said; a pod that waits hears each step when the period
- * ends, stamped with the time it happened. Any other Event of the pod first posts what is held for
- * it, so a pod's Events never come out of order. Everything else passes through.
+ * Event that also says what they would have said, and a pod told it waits one {@code
+ * WaitingForSlurm} Event that also says its submission — which is held twice the period for that: a
+ * pod is told it waits only once Slurm was read past the period. What is held and due is posted
+ * when its period ends, stamped with the time it happened. Any other Event of the pod first posts
+ * what is held for it, so a pod's Events never come out of order. Everything else passes through.
  */
 public final class QuietEvents implements PodActions {
   static final Set<EventReason> HELD = EnumSet.of(EventReason.SUBMITTED, EventReason.ALLOCATED);
+
+  /** Events that also say what is held for the pod, instead of it being posted before them. */
+  static final Set<EventReason> SAY_HELD = EnumSet.of(EventReason.BOUND, EventReason.WAITING);
 
   private record Held(PodRef pod, EventReason reason, String message, Instant at) {}
 
@@ -49,7 +54,7 @@ public final class QuietEvents implements PodActions {
       return;
     }
     List<Held> before = take(pod.uid());
-    if (reason == EventReason.BOUND && !before.isEmpty()) {
+    if (SAY_HELD.contains(reason) && !before.isEmpty()) {
       StringBuilder said = new StringBuilder(message);
       for (Held h : before) {
         said.append("; ").append(h.message());
@@ -63,13 +68,13 @@ public final class QuietEvents implements PodActions {
 
   /** Posts the held Events whose quiet period is over (housekeeping, every second). */
   public void flush() {
-    Instant due = clock.instant().minus(quiet);
+    Instant now = clock.instant();
     List<Held> out = new ArrayList<>();
     synchronized (this) {
       for (var it = held.values().iterator(); it.hasNext(); ) {
         List<Held> pod = it.next();
         // a pod's Events in order, each when its own quiet period is over
-        while (!pod.isEmpty() && !pod.get(0).at().isAfter(due)) {
+        while (!pod.isEmpty() && !pod.get(0).at().plus(heldFor(pod.get(0))).isAfter(now)) {
           out.add(pod.remove(0));
         }
         if (pod.isEmpty()) {
@@ -78,6 +83,14 @@ public final class QuietEvents implements PodActions {
       }
     }
     out.forEach(this::post);
+  }
+
+  /**
+   * A submission is held twice the period: a pod waiting in Slurm's queue is told so once a read
+   * past the period confirms it, and that Event says the submission too.
+   */
+  private Duration heldFor(Held h) {
+    return h.reason() == EventReason.SUBMITTED ? quiet.multipliedBy(2) : quiet;
   }
 
   /** Posts everything held, due or not (shutdown: a pod's steps are said, if late). */

@@ -8,6 +8,7 @@ import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,6 +32,7 @@ final class StepRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
 
   private final PlaceholderRegistry registry;
+  private final SlurmView cache;
   private final PodSource pods;
   private final PodGroupSource podGroups;
   private final PodActions actions;
@@ -74,6 +76,7 @@ final class StepRunner {
       WakeMemo woken,
       Consumer<PodRef> enqueue) {
     this.registry = v.registry();
+    this.cache = v.cache();
     this.pods = v.pods();
     this.podGroups = v.podGroups();
     this.actions = c.actions();
@@ -251,12 +254,22 @@ final class StepRunner {
         () -> heldForTerminating.remove(ref.uid()));
   }
 
+  /**
+   * A placeholder pending for less than the quiet period, or not yet seen pending past it: the pod
+   * is not told it waits. In a burst our reads of Slurm lag its starts by seconds, and a pod must
+   * not be told its job waits in the queue when Slurm has in fact started it — only a state Slurm
+   * confirmed after the quiet period (and published in the snapshot) says so.
+   */
   private boolean brieflyPending(Step.Waiting w, PlacementFacts facts) {
-    return w.reason() == WaitReason.SLURM_PENDING
-        && facts
-            .job()
-            .map(j -> clock.instant().isBefore(j.submitTime().plus(pendingQuiet)))
-            .orElse(false);
+    if (w.reason() != WaitReason.SLURM_PENDING || facts.job().isEmpty()) {
+      return false;
+    }
+    SlurmJob j = facts.job().get();
+    Instant quietEnds = j.submitTime().plus(pendingQuiet);
+    Instant confirmed = cache.confirmedAt(j.id());
+    return clock.instant().isBefore(quietEnds)
+        || confirmed.isBefore(quietEnds)
+        || confirmed.isAfter(cache.snapshot().asOf());
   }
 
   /** What this pod was last told about why it waits, while it still waits. */

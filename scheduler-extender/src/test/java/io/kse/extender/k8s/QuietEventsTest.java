@@ -81,7 +81,7 @@ class QuietEventsTest {
   void aPodThatWaitsHearsEachStepWhenItsQuietPeriodEndsStampedWhenItHappened() {
     events.event(a, EventReason.SUBMITTED, "submitted");
     events.event(b, EventReason.SUBMITTED, "submitted");
-    clock.advance(Duration.ofMillis(4_999));
+    clock.advance(Duration.ofMillis(9_999)); // a submission is held twice the quiet period
     events.flush();
     assertThat(posted).isEmpty();
     clock.advance(Duration.ofMillis(1));
@@ -91,8 +91,25 @@ class QuietEventsTest {
     // allocated a minute later, bound at once: the allocation is folded into the binding
     clock.advance(Duration.ofMinutes(1));
     events.event(a, EventReason.ALLOCATED, "allocated n2");
+    clock.advance(Duration.ofMillis(4_999));
+    events.flush();
+    assertThat(posted).hasSize(2); // an allocation is held the quiet period
     events.event(a, EventReason.BOUND, "bound to n2");
-    assertThat(posted).last().isEqualTo("a BoundToSlurmNode @65000: bound to n2; allocated n2");
+    assertThat(posted).last().isEqualTo("a BoundToSlurmNode @74999: bound to n2; allocated n2");
+  }
+
+  /** Issue 47: a pod of a burst told it waits costs one Event for both, not two. */
+  @Test
+  void aPodToldItWaitsGetsOneEventThatAlsoSaysItsSubmission() {
+    events.event(a, EventReason.SUBMITTED, "placeholder submitted as Slurm job 7");
+    clock.advance(Duration.ofMillis(5_600)); // pending past the quiet period, read again
+    events.flush();
+    events.event(a, EventReason.WAITING, "waiting for Slurm job 7 (Resources)");
+    assertThat(posted)
+        .containsExactly(
+            "a WaitingForSlurm @5600: waiting for Slurm job 7 (Resources); placeholder submitted"
+                + " as Slurm job 7");
+    assertThat(events.held()).isZero();
   }
 
   @Test

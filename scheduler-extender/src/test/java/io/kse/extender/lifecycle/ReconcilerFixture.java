@@ -55,7 +55,8 @@ abstract class ReconcilerFixture {
           preemptible: true
       """;
 
-  final FakeSlurm fake = new FakeSlurm();
+  final MutableClock clock = new MutableClock(Instant.now());
+  final FakeSlurm fake = new FakeSlurm(clock);
   final FakeSlurmClient slurm = fake.client;
   final SlurmStateCache cache = fake.cache;
   final PlaceholderRegistry registry = new PlaceholderRegistry();
@@ -70,7 +71,6 @@ abstract class ReconcilerFixture {
   /** Every call the reconciler made, typed: what absences are checked on. */
   final List<Recorded> recorded = new ArrayList<>();
 
-  final MutableClock clock = new MutableClock(Instant.now());
   final java.util.concurrent.atomic.AtomicBoolean writer =
       new java.util.concurrent.atomic.AtomicBoolean(true);
   final Map<String, KubeNodes.KubeNode> nodes = new ConcurrentHashMap<>();
@@ -210,8 +210,7 @@ abstract class ReconcilerFixture {
 
   /**
    * KSE_EVENT_QUIET_MS: how long a placeholder pends before its pods are told why they wait. The
-   * fake Slurm stamps jobs with the system clock and the reconciler reads {@link #clock}: a test
-   * moving past the quiet adds seconds for the time the test itself took.
+   * fake Slurm, the cache and the reconciler all read {@link #clock}.
    */
   static final Duration PENDING_QUIET = Duration.ofSeconds(5);
 

@@ -61,6 +61,7 @@ class WakeUpWritesTest extends ReconcilerFixture {
     slurm.pend(id, "Resources");
     cache.pollOnce();
     clock.advance(PENDING_QUIET.plusSeconds(5));
+    cache.pollOnce(); // seen pending past the quiet period
     lifecycle.reconcileAll();
     assertThat(recorded(Recorded.Condition.class)).hasSize(1);
     // the informer still has the pod without it

@@ -12,12 +12,21 @@ import java.time.Duration;
  * production cadence is SlurmStateCacheTest's).
  */
 public final class FakeSlurm {
-  public final FakeSlurmClient client =
-      new FakeSlurmClient(Clock.systemUTC(), "gpu-node-0", "gpu-node-1");
-  public final SlurmStateCache cache =
-      new SlurmStateCache(
-          client,
-          io.kse.slurm.StateCadence.everyPass(Duration.ofSeconds(1), Duration.ZERO),
-          Clock.systemUTC(),
-          new SimpleMeterRegistry());
+  public final FakeSlurmClient client;
+  public final SlurmStateCache cache;
+
+  public FakeSlurm() {
+    this(Clock.systemUTC());
+  }
+
+  /** Slurm's stamps and the cache's reads on {@code clock}: a test's clock moves all three. */
+  public FakeSlurm(Clock clock) {
+    client = new FakeSlurmClient(clock, "gpu-node-0", "gpu-node-1");
+    cache =
+        new SlurmStateCache(
+            client,
+            io.kse.slurm.StateCadence.everyPass(Duration.ofSeconds(1), Duration.ZERO),
+            clock,
+            new SimpleMeterRegistry());
+  }
 }

@@ -53,6 +53,7 @@ final class OurJobs {
 
   private final Set<Long> made = ConcurrentHashMap.newKeySet();
   private final Set<Long> hinted = ConcurrentHashMap.newKeySet();
+  private final Set<Long> named = ConcurrentHashMap.newKeySet();
   private final Map<Long, Instant> hotUntil = new ConcurrentHashMap<>();
   private final Map<Long, Instant> dismissed = new ConcurrentHashMap<>();
   private final Map<Long, Instant> cancelled = new ConcurrentHashMap<>();
@@ -60,9 +61,11 @@ final class OurJobs {
   private volatile Instant lastAllocationHint = Instant.EPOCH;
   private final AtomicLong reads = new AtomicLong();
 
+  // written under the pass lock; read by other threads too (when a job's state was last confirmed)
+  private final Map<Long, Instant> lastRead = new ConcurrentHashMap<>();
+  private final Map<Long, Instant> lastStateCheck = new ConcurrentHashMap<>();
+
   // under the pass lock
-  private final Map<Long, Instant> lastRead = new HashMap<>();
-  private final Map<Long, Instant> lastStateCheck = new HashMap<>();
   private final Set<Long> missingOnce = new HashSet<>();
   private final Map<Long, Long> appliedRead = new HashMap<>();
 
@@ -75,11 +78,14 @@ final class OurJobs {
   }
 
   /**
-   * A hint named this job: looked for (within {@link #MAX_HINTED}) until read, and hot. Returns
-   * whether the cache now knows or looks for it.
+   * A hint named this job: looked for (within {@link #MAX_HINTED}) until read, and hot; a job the
+   * cache holds is read first in the next pass ({@link #named}). Returns whether the cache now
+   * knows or looks for it.
    */
   boolean hinted(long id, boolean known, Instant now) {
-    if (!known && !made.contains(id)) {
+    if (known) {
+      named.add(id);
+    } else if (!made.contains(id)) {
       if (hinted.size() >= MAX_HINTED) {
         return false;
       }
@@ -109,6 +115,15 @@ final class OurJobs {
   /** Jobs we made and look for: read every pass until seen. */
   Set<Long> made() {
     return Set.copyOf(made);
+  }
+
+  /**
+   * Jobs the cache holds that an allocation hint named since their last read: Slurm just started
+   * them, so they are read before the other hot ones (in a burst, hundreds of pending placeholders
+   * are hot, and a pass reads only {@code maxReads} of them).
+   */
+  boolean named(long id) {
+    return named.contains(id);
   }
 
   /** Names from hints that are looked for: read a few a pass. */
@@ -145,6 +160,14 @@ final class OurJobs {
 
   void read(long id, Instant at) {
     lastRead.put(id, at);
+    named.remove(id);
+  }
+
+  /** When Slurm last told us this job's state (a read or a state check); EPOCH if never. */
+  Instant confirmed(long id) {
+    Instant read = lastRead.getOrDefault(id, Instant.EPOCH);
+    Instant checked = lastStateCheck(id);
+    return read.isAfter(checked) ? read : checked;
   }
 
   void stateChecked(long id, Instant at) {
@@ -173,6 +196,7 @@ final class OurJobs {
   void forget(long id) {
     missingOnce.remove(id);
     hotUntil.remove(id);
+    named.remove(id);
     lastRead.remove(id);
     lastStateCheck.remove(id);
     appliedRead.remove(id);

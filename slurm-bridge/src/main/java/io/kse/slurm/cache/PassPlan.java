@@ -17,9 +17,9 @@ import java.util.Set;
  * What one pass asks Slurm, decided from what the cache holds and when it last looked — no calls,
  * no clock of its own (tested as a table: PassPlanTest). What it costs slurmctld grows with our own
  * jobs: states of our live jobs in batches where slurmrestd can ({@code stateChecks}), full reads
- * of the jobs whose state changed, that we made and look for, that missed once or must be read
- * every pass ({@code urgent}), a few names from hints ({@code hinted}), and the rest at their
- * cadence ({@code due}) — at most {@code maxReads} reads.
+ * of the jobs whose state changed, that we made and look for, that an allocation hint named, that
+ * missed once or must be read every pass ({@code urgent}, in that order), a few names from hints
+ * ({@code hinted}), and the rest at their cadence ({@code due}) — at most {@code maxReads} reads.
  */
 record PassPlan(
     List<Long> stateChecks, List<Long> urgent, List<Long> hinted, List<Long> due, int maxReads) {
@@ -76,6 +76,7 @@ record PassPlan(
       Collection<SlurmJob> jobs, OurJobs book, boolean batch, StateCadence cadence, Instant now) {
     boolean hooksDeliver = book.hooksDeliver(now);
     Set<Long> held = new HashSet<>();
+    List<Long> named = new ArrayList<>();
     List<Long> urgent = new ArrayList<>();
     List<Long> states = new ArrayList<>();
     List<Long> due = new ArrayList<>();
@@ -95,7 +96,9 @@ record PassPlan(
       // one only while the hooks are not heard (its end comes by hook), a pending one always (its
       // allocation hint may be the one that was lost, as in a failover).
       boolean readEveryPass = !batch && hot && !over && (pending || !hooksDeliver);
-      if (book.missingOnce(id) || readEveryPass) {
+      if (!over && book.named(id)) {
+        named.add(id);
+      } else if (book.missingOnce(id) || readEveryPass) {
         urgent.add(id);
       } else if (readDue) {
         due.add(id);
@@ -103,10 +106,17 @@ record PassPlan(
         states.add(id);
       }
     }
+    // the longest unread first: a burst's hot jobs, more than a pass reads, are read in turn
+    urgent.sort(
+        Comparator.comparing((Long id) -> OurJobs.ago(book.lastRead(id), now))
+            .reversed()
+            .thenComparing(Comparator.naturalOrder()));
     Set<Long> madeIds = book.made();
     List<Long> made = new ArrayList<>(madeIds);
     made.removeIf(held::contains);
     made.sort(Comparator.naturalOrder());
+    named.sort(Comparator.naturalOrder());
+    urgent.addAll(0, named);
     urgent.addAll(0, made);
     List<Long> hinted = new ArrayList<>(book.hinted());
     hinted.removeIf(id -> held.contains(id) || madeIds.contains(id));

@@ -141,6 +141,11 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   }
 
   @Override
+  public Instant confirmedAt(long jobId) {
+    return book.confirmed(jobId);
+  }
+
+  @Override
   public boolean knows(long jobId) {
     return snapshot.jobs().containsKey(jobId) || book.lookingFor(jobId);
   }

@@ -5,6 +5,7 @@ import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +40,12 @@ public interface SlurmView {
   default Collection<SlurmNode> nodes() {
     return snapshot().nodes().values();
   }
+
+  /**
+   * When Slurm last told us this job's state (a read or a state check): what a snapshot says of a
+   * job is only as new as this. EPOCH if never.
+   */
+  Instant confirmedAt(long jobId);
 
   /** True once the job table and the node table have each been read and published. */
   boolean synced();

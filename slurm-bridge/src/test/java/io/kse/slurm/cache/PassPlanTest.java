@@ -127,6 +127,34 @@ class PassPlanTest {
     assertThat(capped.reads(List.of(9L))).as("the rest next pass").hasSize(3).startsWith(9L, 100L);
   }
 
+  /**
+   * A burst on 22.05: a pass reads 32 of 200 hot pending placeholders. The one Slurm just started
+   * (its allocation hint named it) is read first, not after the others its id sorts behind; the
+   * rest are read longest unread first, so every one is read in turn.
+   */
+  @Test
+  void inABurstTheJobAHintNamedIsReadFirstAndTheOthersInTurn() {
+    OurJobs book = new OurJobs();
+    List<SlurmJob> burst = new java.util.ArrayList<>();
+    for (long id = 1; id <= 200; id++) {
+      burst.add(job(id, JobState.PENDING));
+      book.madeOrChanged(id, true, NOW.minusSeconds(2)); // hot
+      book.read(id, NOW.minusMillis(id <= 32 ? 100 : 1_000)); // the first 32 were read last pass
+    }
+    book.allocationHinted(NOW.minusSeconds(1));
+    book.hinted(150, true, NOW.minusMillis(50));
+    PassPlan plan = PassPlan.of(burst, book, false, CADENCE, NOW);
+    List<Long> reads = plan.reads(List.of());
+    assertThat(reads).hasSize(32).startsWith(150L).doesNotContain(1L, 32L).contains(33L);
+
+    book.read(150, NOW); // read: no longer first
+    assertThat(PassPlan.of(burst, book, false, CADENCE, NOW.plusMillis(500)).reads(List.of()))
+        .first()
+        .isNotEqualTo(150L);
+    book.hinted(7, true, NOW); // named again later, or first on a batch version too
+    assertThat(PassPlan.of(burst, book, true, CADENCE, NOW).reads(List.of())).startsWith(7L);
+  }
+
   @Test
   void aFloodOfNamesIsBoundedAndNeverCrowdsOutOurOwn() {
     OurJobs book = new OurJobs();
