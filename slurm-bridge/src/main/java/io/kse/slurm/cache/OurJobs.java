@@ -30,8 +30,8 @@ final class OurJobs {
 
   /**
    * How long after Slurm's last allocation hint its hooks count as delivering: meanwhile, on
-   * slurmrestd without batched state checks (22.05), a running job that changed is not read every
-   * pass — its end comes by hook — but at the running-read cadence. A pending one still is.
+   * slurmrestd without batched state checks (22.05), a live job that changed is not read every pass
+   * — its start and end come by hook — but at its cadence (pending or running).
    */
   static final Duration HOOKS_DELIVER_FOR = Duration.ofMinutes(10);
 

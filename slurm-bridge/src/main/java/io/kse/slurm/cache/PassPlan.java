@@ -92,10 +92,11 @@ record PassPlan(
       boolean pending = j.state() == JobState.PENDING;
       Duration every = pending ? cadence.pendingRead() : cadence.runningRead();
       boolean readDue = !over && OurJobs.ago(book.lastRead(id), now).compareTo(every) >= 0;
-      // Without batched state checks, a live job that just changed is read every pass: a running
-      // one only while the hooks are not heard (its end comes by hook), a pending one always (its
-      // allocation hint may be the one that was lost, as in a failover).
-      boolean readEveryPass = !batch && hot && !over && (pending || !hooksDeliver);
+      // Without batched state checks, a live job that just changed is read every pass only while
+      // the hooks are not heard: its start and end come by hook (a started one is read first,
+      // named), and a hint lost meanwhile costs at most its cadence. Read every pass, a burst's
+      // hundreds of pending jobs filled every pass and held back the reads of those that started.
+      boolean readEveryPass = !batch && hot && !over && !hooksDeliver;
       if (!over && book.named(id)) {
         named.add(id);
       } else if (book.missingOnce(id) || readEveryPass) {

@@ -56,9 +56,11 @@ class PassPlanTest {
         row(JobState.COMPLETED, stale, false, false, true, true, Where.NOTHING),
         row(JobState.COMPLETED, stale, true, false, true, true, Where.STATE_CHECK),
         row(JobState.CANCELLED, stale, false, true, true, true, Where.URGENT),
-        // 22.05 (no batched checks): a hot pending job every pass; a hot running one only while
-        // the hooks are not heard (its end comes by hook)
-        row(JobState.PENDING, fresh, true, false, true, false, Where.URGENT),
+        // 22.05 (no batched checks): a hot live job every pass only while the hooks are not
+        // heard (its start and end come by hook), else at its cadence
+        row(JobState.PENDING, fresh, true, false, true, false, Where.NOTHING),
+        row(JobState.PENDING, Duration.ofSeconds(3), true, false, true, false, Where.DUE),
+        row(JobState.PENDING, fresh, true, false, false, false, Where.URGENT),
         row(JobState.RUNNING, fresh, true, false, true, false, Where.NOTHING),
         row(JobState.RUNNING, fresh, true, false, false, false, Where.URGENT),
         row(JobState.RUNNING, stale, false, false, true, false, Where.DUE),
@@ -141,16 +143,18 @@ class PassPlanTest {
       book.madeOrChanged(id, true, NOW.minusSeconds(2)); // hot
       book.read(id, NOW.minusMillis(id <= 32 ? 100 : 1_000)); // the first 32 were read last pass
     }
-    book.allocationHinted(NOW.minusSeconds(1));
-    book.hinted(150, true, NOW.minusMillis(50));
+    book.hinted(150, true, NOW.minusMillis(50)); // a hint, but the hooks not yet heard
     PassPlan plan = PassPlan.of(burst, book, false, CADENCE, NOW);
     List<Long> reads = plan.reads(List.of());
     assertThat(reads).hasSize(32).startsWith(150L).doesNotContain(1L, 32L).contains(33L);
+    book.allocationHinted(NOW.minusSeconds(1)); // hooks heard: the pending ones at their cadence
+    assertThat(PassPlan.of(burst, book, false, CADENCE, NOW).reads(List.of()))
+        .containsExactly(150L);
 
     book.read(150, NOW); // read: no longer first
-    assertThat(PassPlan.of(burst, book, false, CADENCE, NOW.plusMillis(500)).reads(List.of()))
-        .first()
-        .isNotEqualTo(150L);
+    assertThat(PassPlan.of(burst, book, false, CADENCE, NOW.plusSeconds(3)).reads(List.of()))
+        .hasSize(32)
+        .doesNotContain(150L);
     book.hinted(7, true, NOW); // named again later, or first on a batch version too
     assertThat(PassPlan.of(burst, book, true, CADENCE, NOW).reads(List.of())).startsWith(7L);
   }
