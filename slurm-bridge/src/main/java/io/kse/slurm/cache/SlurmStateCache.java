@@ -15,6 +15,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +56,11 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   private final Poller poller = new Poller(this::pollQuietly);
   private final CacheListeners listeners = new CacheListeners();
   private final PassReads reads;
+
+  /** One pass (or a hint's or a node event's publication) at a time. */
+  private final ReentrantLock passLock = new ReentrantLock();
+
+  private final HintedReads hintedReads = new HintedReads();
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant lastSuccess = Instant.EPOCH;
@@ -108,9 +116,14 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
    * Whose placeholders this cache serves: another Kubernetes cluster's and impostors (our tag,
    * another Slurm user) are never found by {@link #jobFor}, so nothing acts on them.
    */
-  public synchronized void owner(PlaceholderOwner owner) {
-    this.owner = owner;
-    jobTable.requestListing(); // what is ours may have changed: the whole table on the next pass
+  public void owner(PlaceholderOwner owner) {
+    passLock.lock();
+    try {
+      this.owner = owner;
+      jobTable.requestListing(); // what is ours may have changed: the whole table on the next pass
+    } finally {
+      passLock.unlock();
+    }
   }
 
   // ---- the view
@@ -244,7 +257,16 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
    * {@link PassPlan} says, other users' ended jobs, the node table if due. Whatever it learned
    * before a call failed is published.
    */
-  public synchronized void pollOnce() {
+  public void pollOnce() {
+    passLock.lock();
+    try {
+      pollLocked();
+    } finally {
+      passLock.unlock();
+    }
+  }
+
+  private void pollLocked() {
     long start = System.nanoTime();
     Instant now = clock.instant();
     Pass pass = new Pass(snapshot, book, owner, meters, now);
@@ -272,6 +294,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       lastError = Optional.of(e);
       throw e;
     } finally {
+      hintedReads.applyTo(pass); // reads a hint made while this pass ran: published with it
       publish(pass);
       if (nodesListed) {
         nodeTable.published();
@@ -295,9 +318,11 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
 
   /**
    * Reads one job now, outside the pass (a hint named it), and publishes what Slurm says of it. The
-   * call holds no lock: a slow or failing slurmrestd answer for one name never delays a pass, and
-   * an answer older than a pass's read of the same job is dropped. A job that is not ours is not
-   * kept; a job Slurm does not have (or refuses to read) is left to the passes, which dismiss it.
+   * call never waits for a pass: a slow or failing slurmrestd answer for one name never delays a
+   * pass, and a pass under way (seconds, in a burst) never holds up the hints — it publishes the
+   * read with its own at its end. An answer older than a pass's read of the same job is dropped. A
+   * job that is not ours is not kept; a job Slurm does not have (or refuses to read) is left to the
+   * passes, which dismiss it.
    */
   public void refreshJob(long jobId) {
     if (!jobTable.synced()) {
@@ -310,11 +335,17 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
     if (now.isEmpty()) {
       return;
     }
-    synchronized (this) {
+    hintedReads.add(now.get(), clock.instant(), seq);
+    if (!passLock.tryLock()) {
+      return; // a pass is under way: it publishes this read at its end
+    }
+    try {
       Pass pass = new Pass(snapshot, book, owner, meters, clock.instant());
-      pass.observedJob(now.get(), clock.instant(), seq);
+      hintedReads.applyTo(pass);
       pass.keepAsOf = true; // the rest of the snapshot is as old as before
       publish(pass);
+    } finally {
+      passLock.unlock();
     }
   }
 
@@ -322,14 +353,41 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
    * Slurm's node trigger named these nodes, or we just drained or resumed one: each is read now and
    * the node listeners told, instead of waiting for the node table ({@link NodeTable#read}).
    */
-  public synchronized void refreshNodes(Collection<String> names) {
-    if (!nodeTable.synced()) {
-      return; // the first listing reads every node
+  public void refreshNodes(Collection<String> names) {
+    passLock.lock();
+    try {
+      if (!nodeTable.synced()) {
+        return; // the first listing reads every node
+      }
+      Pass pass = new Pass(snapshot, book, owner, meters, clock.instant());
+      pass.nodes = nodeTable.read(names, snapshot.nodes());
+      pass.keepAsOf = true; // the job side is as old as before
+      publish(pass);
+    } finally {
+      passLock.unlock();
     }
-    Pass pass = new Pass(snapshot, book, owner, meters, clock.instant());
-    pass.nodes = nodeTable.read(names, snapshot.nodes());
-    pass.keepAsOf = true; // the job side is as old as before
-    publish(pass);
+  }
+
+  /** Jobs read for hints, waiting for the pass under way (or the next) to publish them. */
+  private static final class HintedReads {
+    private record Read(SlurmJob job, Instant at, long seq) {}
+
+    private final Queue<Read> reads = new ConcurrentLinkedQueue<>();
+
+    void add(SlurmJob job, Instant at, long seq) {
+      reads.add(new Read(job, at, seq));
+    }
+
+    /** Hands every waiting read to the pass (under the pass lock); each only once. */
+    void applyTo(Pass pass) {
+      Instant observed = pass.observed;
+      for (Read r; (r = reads.poll()) != null; ) {
+        pass.observedJob(r.job(), r.at(), r.seq());
+      }
+      if (observed.isAfter(pass.observed)) {
+        pass.observed = observed; // a hint's read, older than the pass's own, does not age it
+      }
+    }
   }
 
   /** Swaps in what the pass learned, then tells the listeners. */
