@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  * cache reads that job now instead of waiting for its next poll. The hint is not trusted — it only
  * makes the cache look sooner, through slurmrestd as always — and costs at most {@link
  * #FOLLOW_UPS}' size plus one reads of that one job (SlurmStateCache#refreshJob: a few KB, where a
- * poll in a burst is the whole job table), one hint at a time; past {@link #MAX_QUEUED} waiting
- * reads, or when a read fails, one poll instead (SlurmStateCache#pollSoon, at most one per gap).
+ * poll in a burst is the whole job table), {@link #READERS} hints at a time; past {@link
+ * #MAX_QUEUED} waiting reads, or when a read fails, one poll instead (SlurmStateCache#pollSoon, at
+ * most one per gap).
  *
  * <p>Slurm runs PrologSlurmctld while the job is still CONFIGURING, so the first look may be too
  * early: until the cache holds the job with its nodes (or ended), it looks again after each of
@@ -25,6 +26,12 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
   static final List<Duration> FOLLOW_UPS =
       List.of(Duration.ofMillis(30), Duration.ofMillis(100), Duration.ofMillis(300));
 
+  /**
+   * Hints read at once. One at a time, a 200-pod burst's hints queued behind each other's reads
+   * (tens of ms each on a loaded slurmrestd): the last started placeholders were seen seconds late.
+   */
+  static final int READERS = 4;
+
   /** Reads waiting beyond 256 hints' worth mean a flood: one listing serves them all. */
   static final int MAX_QUEUED = 256 * (1 + FOLLOW_UPS.size());
 
@@ -32,6 +39,13 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
   private final Duration minGap;
   private final java.util.concurrent.ScheduledThreadPoolExecutor timer;
   private final Counter hinted;
+
+  /**
+   * What the latest look at a job found, until its last follow-up: a read that a pass under way
+   * will publish counts as seen, so the follow-ups do not read it again meanwhile.
+   */
+  private final java.util.Map<Long, SlurmJob> looked =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public AllocationHints(SlurmStateCache cache, Duration minGap, MeterRegistry registry) {
     this.cache = cache;
@@ -44,7 +58,7 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
             .register(registry);
     this.timer =
         new java.util.concurrent.ScheduledThreadPoolExecutor(
-            1,
+            READERS,
             r -> {
               Thread t = new Thread(r, "kse-allocation-hints");
               t.setDaemon(true);
@@ -65,7 +79,7 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
       return; // read lately and found not ours, or twice not there: a repeated name costs nothing
     }
     cache.allocationHinted(jobId);
-    lookUntil(jobId, this::settled);
+    lookUntil(jobId, AllocationHints::settled);
   }
 
   /**
@@ -77,7 +91,7 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
   @Override
   public void ended(long jobId, List<String> nodes) {
     if (cache.knows(jobId)) {
-      lookUntil(jobId, this::over);
+      lookUntil(jobId, AllocationHints::over);
     } else {
       cache.endedElsewhere(jobId, nodes);
     }
@@ -100,19 +114,27 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
     }
   }
 
-  private void lookUntil(long jobId, java.util.function.LongPredicate seen) {
-    if (seen.test(jobId)) {
+  private void lookUntil(long jobId, java.util.function.Predicate<SlurmJob> seen) {
+    java.util.function.LongPredicate done =
+        id ->
+            cache.job(id).map(seen::test).orElse(false)
+                || Optional.ofNullable(looked.get(id)).map(seen::test).orElse(false);
+    if (done.test(jobId)) {
       return; // a regular poll was faster
     }
     long at = 0;
     try {
       timer.execute(() -> look(jobId)); // off the caller's thread: an HTTP route's event loop
-      for (Duration d : FOLLOW_UPS) {
-        at += d.toMillis();
+      for (int i = 0; i < FOLLOW_UPS.size(); i++) {
+        at += FOLLOW_UPS.get(i).toMillis();
+        boolean last = i == FOLLOW_UPS.size() - 1;
         timer.schedule(
             () -> {
-              if (!seen.test(jobId)) {
+              if (!done.test(jobId)) {
                 look(jobId);
+              }
+              if (last) {
+                looked.remove(jobId);
               }
             },
             at,
@@ -130,24 +152,20 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
       return;
     }
     try {
-      cache.refreshJob(jobId);
+      cache.refreshJob(jobId).ifPresent(j -> looked.put(jobId, j));
     } catch (RuntimeException e) { // slurmrestd did not answer for it: the listing will
       cache.pollSoon(minGap);
     }
   }
 
-  /** The cache holds the job with its nodes, or saw it end: nothing more to look for. */
-  private boolean settled(long jobId) {
-    Optional<SlurmJob> j = cache.job(jobId);
-    return j.map(x -> x.state().holdsNodes() || x.state().isFinal()).orElse(false);
+  /** The job holds its nodes, or ended: nothing more to look for. */
+  private static boolean settled(SlurmJob j) {
+    return j.state().holdsNodes() || j.state().isFinal();
   }
 
-  /** The cache saw the job end, or go back to pending (requeued): it holds no node any more. */
-  private boolean over(long jobId) {
-    return cache
-        .job(jobId)
-        .map(x -> x.state().isFinal() || x.state() == io.kse.slurm.JobState.PENDING)
-        .orElse(false); // not seen yet: read it (a job Slurm no longer has is left to listings)
+  /** The job ended, or went back to pending (requeued): it holds no node any more. */
+  private static boolean over(SlurmJob j) {
+    return j.state().isFinal() || j.state() == io.kse.slurm.JobState.PENDING;
   }
 
   @Override

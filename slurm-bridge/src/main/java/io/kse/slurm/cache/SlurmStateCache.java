@@ -263,6 +263,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       pollLocked();
     } finally {
       passLock.unlock();
+      publishHintedReads(); // any a hint read after this pass published
     }
   }
 
@@ -317,35 +318,44 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   }
 
   /**
-   * Reads one job now, outside the pass (a hint named it), and publishes what Slurm says of it. The
-   * call never waits for a pass: a slow or failing slurmrestd answer for one name never delays a
-   * pass, and a pass under way (seconds, in a burst) never holds up the hints — it publishes the
-   * read with its own at its end. An answer older than a pass's read of the same job is dropped. A
-   * job that is not ours is not kept; a job Slurm does not have (or refuses to read) is left to the
-   * passes, which dismiss it.
+   * Reads one job now, outside the pass (a hint named it), publishes what Slurm says of it, and
+   * returns it (empty if Slurm does not have it, or before the first listing). The call never waits
+   * for a pass: a slow or failing slurmrestd answer for one name never delays a pass, and a pass
+   * under way (seconds, in a burst) never holds up the hints — it publishes the read with its own
+   * at its end. An answer older than a pass's read of the same job is dropped. A job that is not
+   * ours is not kept; a job Slurm does not have (or refuses to read) is left to the passes, which
+   * dismiss it.
    */
-  public void refreshJob(long jobId) {
+  public Optional<SlurmJob> refreshJob(long jobId) {
     if (!jobTable.synced()) {
       // the first listing reads every job, and runs only once the owner is set: publishing a
       // change earlier would hand listeners a job before they can tell whose it is
-      return;
+      return Optional.empty();
     }
     long seq = book.beginRead();
     Optional<SlurmJob> now = reads.job(jobId);
     if (now.isEmpty()) {
-      return;
+      return now;
     }
     hintedReads.add(now.get(), clock.instant(), seq);
-    if (!passLock.tryLock()) {
-      return; // a pass is under way: it publishes this read at its end
-    }
-    try {
-      Pass pass = new Pass(snapshot, book, owner, meters, clock.instant());
-      hintedReads.applyTo(pass);
-      pass.keepAsOf = true; // the rest of the snapshot is as old as before
-      publish(pass);
-    } finally {
-      passLock.unlock();
+    publishHintedReads();
+    return now;
+  }
+
+  /**
+   * Publishes the hints' reads unless a pass (or another hint's publication) is under way: that one
+   * publishes them, or calls this again once it lets go — no read waits for the next pass.
+   */
+  private void publishHintedReads() {
+    while (hintedReads.waiting() && passLock.tryLock()) {
+      try {
+        Pass pass = new Pass(snapshot, book, owner, meters, clock.instant());
+        hintedReads.applyTo(pass);
+        pass.keepAsOf = true; // the rest of the snapshot is as old as before
+        publish(pass);
+      } finally {
+        passLock.unlock();
+      }
     }
   }
 
@@ -376,6 +386,10 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
 
     void add(SlurmJob job, Instant at, long seq) {
       reads.add(new Read(job, at, seq));
+    }
+
+    boolean waiting() {
+      return !reads.isEmpty();
     }
 
     /** Hands every waiting read to the pass (under the pass lock); each only once. */

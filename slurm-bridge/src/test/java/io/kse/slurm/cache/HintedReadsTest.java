@@ -36,7 +36,8 @@ class HintedReadsTest {
   private final CountDownLatch readHeld = new CountDownLatch(1);
   private volatile long slowJob = -1;
   private final CountDownLatch holdSlow = new CountDownLatch(1);
-  private final CountDownLatch slowHeld = new CountDownLatch(1);
+  private volatile CountDownLatch slowHeld = new CountDownLatch(1);
+  private final java.util.Set<Long> burst = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final SlurmClient slurm =
       new ForwardingSlurmClient() {
@@ -47,7 +48,7 @@ class HintedReadsTest {
 
         @Override
         public Optional<SlurmJob> job(long jobId) {
-          if (jobId == slowJob) {
+          if (jobId == slowJob || burst.contains(jobId)) {
             slowHeld.countDown();
             await(holdSlow);
           }
@@ -121,6 +122,25 @@ class HintedReadsTest {
         .as("published with the pass")
         .get()
         .matches(j -> j.nodes().equals(java.util.List.of("gpu-node-1")));
+  }
+
+  /** Issue 47: a burst's hints are read several at once, not each behind the one before. */
+  @Test
+  void aBurstsHintsAreReadSeveralAtOnce() throws Exception {
+    pass();
+    slowHeld = new CountDownLatch(4); // one at a time before
+    try (AllocationHints hints =
+        new AllocationHints(cache, Duration.ZERO, new SimpleMeterRegistry())) {
+      for (int i = 0; i < 8; i++) {
+        long id =
+            ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "p" + i, "u" + i)).build());
+        burst.add(id);
+        hints.allocated(id);
+      }
+      assertThat(slowHeld.await(10, TimeUnit.SECONDS)).as("four reads under way at once").isTrue();
+    } finally {
+      holdSlow.countDown();
+    }
   }
 
   @Test
