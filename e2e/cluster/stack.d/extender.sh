@@ -133,6 +133,18 @@ EOF
   fi
 }
 
+# The JVM flags of manifests/base/deployment.yaml (one source: testing/image checks the image's are
+# the same) and its container's memory limit as -XX:MaxRAM: outside a container the JVM would size
+# its heap from this machine's memory (an initial heap of 1/64 of 24 GiB alone is 384 MiB of RSS).
+# The image's class-data archive is left out: the jar has none.
+deployed_jvm() {
+  local deployment=$REPO/manifests/base/deployment.yaml opts limit
+  opts=$(sed -n '/- name: JAVA_TOOL_OPTIONS/,/value:/s/^ *value: "\(.*\)"$/\1/p' "$deployment")
+  limit=$(sed -n 's/^ *limits: {memory: \([0-9]*\)Gi}$/\1/p' "$deployment")
+  [ -n "$opts" ] && [ -n "$limit" ] || fail "no JAVA_TOOL_OPTIONS or memory limit in $deployment"
+  printf '%s -XX:MaxRAM=%sg\n' "$(sed 's/-XX:SharedArchiveFile=[^ ]* //' <<<"$opts")" "$limit"
+}
+
 # extender_start [b]: the extender, or the second replica's (its own config, ports, log and
 # POD_NAME, so it holds the writer Lease under its own identity)
 extender_start() {
@@ -152,8 +164,8 @@ extender_start() {
   # the extender refuses unknown KSE_* settings: pass none of the caller's, only its config file
   local unset=() v
   for v in $(compgen -e | grep '^KSE_'); do unset+=(-u "$v"); done
-  # the heap and free ratios the Deployment gives it (75 % of its 1 GiB limit; heap given back after
-  # GC), so limits and RSS are measured as deployed;
+  # the JVM flags the Deployment gives it, with its memory limit as the JVM sees it in a container
+  # (deployed_jvm), so heap, limits and RSS are measured as deployed;
   # POD_NAME as the downward API gives it: a restarted extender takes its own writer Lease back
   local lab_bin
   lab_bin=$(sed -n 's/^KSE_LAB_BIN=//p' "$slurm_dir/env")
@@ -164,7 +176,7 @@ extender_start() {
   spawn "$name" env "${unset[@]}" KUBECONFIG="$extender_kubeconfig" POD_NAME="kse-$name-e2e" POD_IP=127.0.0.1 \
     KSE_LOG_LEVEL="${KSE_E2E_LOG_LEVEL:-DEBUG}" \
     PATH="${lab_bin:+$lab_bin:}$PATH" ${KSE_E2E_EXTENDER_ENV:-} \
-    java -Xmx768m -XX:MaxHeapFreeRatio=20 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=30000 -XX:+ExitOnOutOfMemoryError -jar "$jar" serve --config "$dir/$name.yaml"
+    java $(deployed_jvm) -jar "$jar" serve --config "$dir/$name.yaml"
   poll "${KSE_E2E_READY_WAIT_S:-90}" curl -sf "http://127.0.0.1:$ops/readyz" || fail "the $name did not become ready (see $dir/log/$name.log)"
 }
 
