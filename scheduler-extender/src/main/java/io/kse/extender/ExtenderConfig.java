@@ -151,12 +151,11 @@ public record ExtenderConfig(
   static final Setting<Duration> EVENT_QUIET =
       Setting.millis(
           "KSE_EVENT_QUIET_MS",
-          "how long a pod's SlurmJobSubmitted and AllocatedBySlurm Events are held: a pod bound"
-              + " within it gets one BoundToSlurmNode Event saying all three (each Event is an API"
-              + " write); also how long its placeholder pends, as Slurm is read after it, before it"
-              + " is told why it waits (the kse.io/SlurmAllocated condition and a WaitingForSlurm"
-              + " Event, which also says the submission: that is held twice as long); 0: each at"
-              + " once",
+          "how long a placeholder pends, as Slurm is read after it, before its pods are told why"
+              + " they wait (the kse.io/SlurmAllocated condition and a WaitingForSlurm Event); a"
+              + " pod's SlurmJobSubmitted and AllocatedBySlurm Events are held six times as long:"
+              + " a pod bound or told it waits meanwhile gets one Event saying them too (each Event"
+              + " is an API write); 0: each at once",
           5_000,
           0,
           600_000);

@@ -12,15 +12,19 @@ import java.util.Set;
 
 /**
  * Events that say one thing once (each Event is an API write). A pod's "submitted" and "allocated"
- * Events are held for the quiet period: a pod bound within it gets one {@code BoundToSlurmNode}
- * Event that also says what they would have said, and a pod told it waits one {@code
- * WaitingForSlurm} Event that also says its submission — which is held twice the period for that: a
- * pod is told it waits only once Slurm was read past the period. What is held and due is posted
- * when its period ends, stamped with the time it happened. Any other Event of the pod first posts
- * what is held for it, so a pod's Events never come out of order. Everything else passes through.
+ * Events are held: a pod bound meanwhile gets one {@code BoundToSlurmNode} Event that also says
+ * what they would have said, and a pod told it waits (after the quiet period, once Slurm was read
+ * past it) one {@code WaitingForSlurm} Event that also says them. A held Event is posted on its own
+ * only after {@link #HELD_QUIETS} quiet periods, stamped with the time it happened: in a burst on
+ * busy cores, pods are bound seconds after their placeholders start, and each Event posted on its
+ * own was one more write per pod. Any other Event of the pod first posts what is held for it, so a
+ * pod's Events never come out of order. Everything else passes through.
  */
 public final class QuietEvents implements PodActions {
   static final Set<EventReason> HELD = EnumSet.of(EventReason.SUBMITTED, EventReason.ALLOCATED);
+
+  /** How many quiet periods a held Event waits for the Event that says it too (30 s by default). */
+  static final int HELD_QUIETS = 6;
 
   /** Events that also say what is held for the pod, instead of it being posted before them. */
   static final Set<EventReason> SAY_HELD = EnumSet.of(EventReason.BOUND, EventReason.WAITING);
@@ -69,12 +73,13 @@ public final class QuietEvents implements PodActions {
   /** Posts the held Events whose quiet period is over (housekeeping, every second). */
   public void flush() {
     Instant now = clock.instant();
+    Duration heldFor = quiet.multipliedBy(HELD_QUIETS);
     List<Held> out = new ArrayList<>();
     synchronized (this) {
       for (var it = held.values().iterator(); it.hasNext(); ) {
         List<Held> pod = it.next();
         // a pod's Events in order, each when its own quiet period is over
-        while (!pod.isEmpty() && !pod.get(0).at().plus(heldFor(pod.get(0))).isAfter(now)) {
+        while (!pod.isEmpty() && !pod.get(0).at().plus(heldFor).isAfter(now)) {
           out.add(pod.remove(0));
         }
         if (pod.isEmpty()) {
@@ -83,14 +88,6 @@ public final class QuietEvents implements PodActions {
       }
     }
     out.forEach(this::post);
-  }
-
-  /**
-   * A submission is held twice the period: a pod waiting in Slurm's queue is told so once a read
-   * past the period confirms it, and that Event says the submission too.
-   */
-  private Duration heldFor(Held h) {
-    return h.reason() == EventReason.SUBMITTED ? quiet.multipliedBy(2) : quiet;
   }
 
   /** Posts everything held, due or not (shutdown: a pod's steps are said, if late). */
