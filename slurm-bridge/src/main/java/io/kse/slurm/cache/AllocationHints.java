@@ -84,9 +84,8 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
 
   /**
    * Slurm says {@code jobId} ended on {@code nodes} (EpilogSlurmctld, for every job): one of ours
-   * is looked at now, and again until the cache sees it ended or requeued (it shows COMPLETING
-   * first); another user's is left to the cache, which reads it only if it may have been preempted
-   * for us.
+   * is looked at now, and again until the cache sees it ending, ended or requeued; another user's
+   * is left to the cache, which reads it only if it may have been preempted for us.
    */
   @Override
   public void ended(long jobId, List<String> nodes) {
@@ -163,9 +162,15 @@ public final class AllocationHints implements SlurmHookEvents, AutoCloseable {
     return j.state().holdsNodes() || j.state().isFinal();
   }
 
-  /** The job ended, or went back to pending (requeued): it holds no node any more. */
+  /**
+   * The job ended, is ending (COMPLETING: the lifecycle reads why from it, a requeue by its restart
+   * count; the node Epilog may keep it so for seconds, and the passes read its last state), or went
+   * back to pending (requeued).
+   */
   private static boolean over(SlurmJob j) {
-    return j.state().isFinal() || j.state() == io.kse.slurm.JobState.PENDING;
+    return j.state().isFinal()
+        || j.state() == io.kse.slurm.JobState.COMPLETING
+        || j.state() == io.kse.slurm.JobState.PENDING;
   }
 
   @Override

@@ -76,6 +76,29 @@ class AllocationHintsTest {
         .satisfies(c -> assertThat(c.after().orElseThrow().state().isFinal()).isTrue());
   }
 
+  /**
+   * Issue 47: a placeholder seen COMPLETING has ended for the lifecycle (its node Epilog may hold
+   * it for seconds, until the pod is gone), so the end hint's follow-ups do not read it again: in a
+   * burst's teardown they did, three reads per pod.
+   */
+  @Test
+  void anEndHintThatFindsTheJobCompletingReadsItOnce() {
+    long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
+    slurm.allocate(id, List.of("gpu-node-0"));
+    cache.pollOnce();
+    slurm.end(id, JobState.COMPLETING);
+    int before = slurm.jobCalls();
+
+    hints.ended(id, List.of("gpu-node-0"));
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cache.job(id).map(SlurmJob::state).orElse(null) == JobState.COMPLETING);
+    // the last follow-up was scheduled 430 ms after the hint: nothing after it
+    await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> true);
+    assertThat(slurm.jobCalls() - before).isEqualTo(1);
+  }
+
   @Test
   void aJobStillConfiguringAtTheFirstLookIsLookedForAgain() {
     long id = slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u1")).build());
