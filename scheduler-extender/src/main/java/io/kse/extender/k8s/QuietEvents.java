@@ -52,8 +52,11 @@ public final class QuietEvents implements PodActions {
     }
     if (HELD.contains(reason)) {
       synchronized (this) {
-        held.computeIfAbsent(pod.uid(), k -> new ArrayList<>())
-            .add(new Held(pod, reason, message, clock.instant()));
+        List<Held> said = held.computeIfAbsent(pod.uid(), k -> new ArrayList<>());
+        // the same step said again (a wake retried) is held once
+        if (said.stream().noneMatch(h -> h.reason() == reason && h.message().equals(message))) {
+          said.add(new Held(pod, reason, message, clock.instant()));
+        }
       }
       return;
     }

@@ -304,12 +304,14 @@ final class StepRunner {
     workers.execute(
         ref,
         () -> {
-          if (!actions.wake(ref, w.node(), w.jobId(), how)) {
-            woken.forget(ref.uid()); // the next pass tries again
-            return;
-          }
+          // said first (held, then said with the binding): once the pod is woken it may be bound
+          // before this worker goes on, and an allocation held after the binding's Event is said
+          // on its own (a retried wake says it once: QuietEvents keeps one of each)
           actions.event(
               ref, EventReason.ALLOCATED, "Slurm job " + w.jobId() + " allocated node " + w.node());
+          if (!actions.wake(ref, w.node(), w.jobId(), how)) {
+            woken.forget(ref.uid()); // the next pass tries again
+          }
         },
         () -> woken.forget(ref.uid()));
   }

@@ -98,6 +98,17 @@ class QuietEventsTest {
     assertThat(posted).last().isEqualTo("a BoundToSlurmNode @119000: bound to n2; allocated n2");
   }
 
+  /** A wake retried says the allocation again: held once, said once with the binding. */
+  @Test
+  void theSameStepSaidTwiceIsHeldOnce() {
+    events.event(a, EventReason.ALLOCATED, "Slurm job 7 allocated node n1");
+    events.event(a, EventReason.ALLOCATED, "Slurm job 7 allocated node n1");
+    assertThat(events.held()).isEqualTo(1);
+    events.event(a, EventReason.BOUND, "bound to n1");
+    assertThat(posted)
+        .containsExactly("a BoundToSlurmNode @0: bound to n1; Slurm job 7 allocated node n1");
+  }
+
   /** Issue 47: a pod of a burst told it waits costs one Event for both, not two. */
   @Test
   void aPodToldItWaitsGetsOneEventThatAlsoSaysItsSubmission() {
