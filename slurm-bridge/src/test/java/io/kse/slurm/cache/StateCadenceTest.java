@@ -55,6 +55,43 @@ class StateCadenceTest {
     }
   }
 
+  /**
+   * Issue 47: a pod is told it waits only on a state Slurm confirmed and the snapshot published. A
+   * pending job only state-checked (v0.0.39+) was confirmed after its pass's start, which the
+   * snapshot kept as its time: never published as far as the pod's check could tell, so on 26.05 a
+   * pending pod was never told why it waits (ReconcilerE2E).
+   */
+  @Test
+  void aStateCheckIsPublishedAsOfItsAnswer() {
+    SlurmClient slow =
+        new io.kse.slurm.ForwardingSlurmClient() {
+          @Override
+          protected SlurmClient delegate() {
+            return slurm;
+          }
+
+          @Override
+          public java.util.Map<Long, JobState> jobStates(java.util.Collection<Long> ids) {
+            clock.advance(Duration.ofMillis(20)); // slurmrestd takes its time
+            return slurm.jobStates(ids);
+          }
+        };
+    SlurmStateCache checked = new SlurmStateCache(slow, cadence, clock, new SimpleMeterRegistry());
+    long id =
+        checked
+            .tracking(slow)
+            .submit(JobSubmission.builder(new PlaceholderTag("ns", "p", "u")).build());
+    checked.pollOnce();
+    for (int i = 0; i < 30; i++) { // cooled: checked, not read
+      clock.advance(PASS);
+      checked.pollOnce();
+    }
+    assertThat(checked.job(id)).get().matches(j -> j.state() == JobState.PENDING);
+    assertThat(checked.confirmedAt(id))
+        .isAfter(clock.instant().minus(PASS))
+        .isBeforeOrEqualTo(checked.snapshot().asOf());
+  }
+
   @Test
   void otherUsersJobsCostNothingInSteadyStateAndTheJobTableIsReadOnlyAsTheSafetyNet() {
     for (int i = 0; i < 5000; i++) {
