@@ -51,6 +51,13 @@ final class Pass {
     return owner;
   }
 
+  /** What this pass saw is as of {@code at}, unless it saw something later already. */
+  void observedAt(Instant at) {
+    if (at.isAfter(observed)) {
+      observed = at;
+    }
+  }
+
   /**
    * Slurm says this of a job, from a read numbered {@code seq} ({@link OurJobs#beginRead}): keep it
    * if it is ours, and note what changed. An answer older than one already applied is dropped.
@@ -59,7 +66,7 @@ final class Pass {
     if (!book.newest(j.id(), seq)) {
       return;
     }
-    observed = at;
+    observedAt(at);
     book.read(j.id(), at);
     book.seen(j.id());
     found.add(j.id());

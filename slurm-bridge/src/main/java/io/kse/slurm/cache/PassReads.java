@@ -50,10 +50,7 @@ final class PassReads {
     if (!plan.stateChecks().isEmpty()) {
       Map<Long, JobState> got = client.jobStates(plan.stateChecks());
       Instant at = clock.instant();
-      // what the checks saw is this pass's view: published with it, as of their answer
-      if (at.isAfter(pass.observed)) {
-        pass.observed = at;
-      }
+      pass.observedAt(at); // what the checks saw is published with this pass, as of their answer
       for (long id : plan.stateChecks()) {
         book.stateChecked(id, at);
         JobState s = got.get(id);

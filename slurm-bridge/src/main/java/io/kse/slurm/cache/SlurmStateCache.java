@@ -394,12 +394,8 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
 
     /** Hands every waiting read to the pass (under the pass lock); each only once. */
     void applyTo(Pass pass) {
-      Instant observed = pass.observed;
       for (Read r; (r = reads.poll()) != null; ) {
-        pass.observedJob(r.job(), r.at(), r.seq());
-      }
-      if (observed.isAfter(pass.observed)) {
-        pass.observed = observed; // a hint's read, older than the pass's own, does not age it
+        pass.observedJob(r.job(), r.at(), r.seq()); // an older read does not age the pass
       }
     }
   }
