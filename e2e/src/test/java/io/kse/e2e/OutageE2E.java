@@ -116,13 +116,13 @@ class OutageE2E extends Scenario {
   void aSlurmNodeDownUnderABoundPodEvictsItAndTaintsTheNodeUntilItIsBack() throws Exception {
     Pod p = awaitBound(create(inferencePod("on-failing", 8)).getMetadata().getName());
     String node = p.getSpec().getNodeName();
+    long placeholder = placeholderOf(p).id();
     // a node that fails under a running pod, not within its job's first second: 26.05 handles the
     // launch's answer at the next second and that answer returns a DOWN node to service
     // (ReturnToService=2; slurmctld.log "node_did_resp: node … returned to service")
     Thread.sleep(2_000);
     whileSlurmNodeIsDown(
         node,
-        placeholderOf(p).id(),
         () -> {
           await("the pod evicted")
               .atMost(Duration.ofSeconds(30))
@@ -131,6 +131,24 @@ class OutageE2E extends Scenario {
                     Pod now = pod("on-failing");
                     return now == null || now.getMetadata().getDeletionTimestamp() != null;
                   });
+          // Slurm requeues a job whose node fails (JobRequeue=1, its default) or ends it
+          // NODE_FAIL, with no reason of its own; the node's state says why where the cache has
+          // read it by then (node trigger or listing)
+          await("the pod told why")
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () ->
+                      events("on-failing").stream()
+                          .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                          .filter(java.util.Objects::nonNull)
+                          .filter(
+                              m ->
+                                  m.contains("Slurm job " + placeholder + " was requeued")
+                                      || m.contains(
+                                          "Slurm job " + placeholder + " ended (NODE_FAIL)"))
+                          .peek(m -> System.out.println("[e2e] node down, the pod told: " + m))
+                          .findAny()
+                          .isPresent());
           await(node + " tainted while Slurm has it down")
               .atMost(Duration.ofSeconds(20))
               .until(() -> ourTaint(node).filter(v -> v.startsWith("down")).isPresent());

@@ -332,37 +332,20 @@ abstract class Scenario {
     return id;
   }
 
-  /** Sends {@code sig} to the processes matching {@code pattern}; there must be one. */
-  static void signal(String sig, String pattern) throws Exception {
-    Process p = new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start();
-    assertThat(p.waitFor()).as("pkill " + sig + " -f '" + pattern + "' found the daemon").isZero();
-  }
-
-  /** As {@link #signal}, for a process that may not exist (external placeholders have no step). */
-  static void signalIfRunning(String sig, String pattern) throws Exception {
-    new ProcessBuilder("pkill", sig, "-f", pattern).redirectErrorStream(true).start().waitFor();
-  }
-
   /**
    * Slurm node {@code node} fails (its slurmd and the job steps there stop answering, Slurm sets it
-   * DOWN) while {@code body} runs; then it answers again and is resumed.
+   * DOWN) while {@code body} runs; then it answers again and is resumed. On 26.05 any message from
+   * the node returns it to service (ReturnToService=2), a running step's too: both are stopped.
    */
-  void whileSlurmNodeIsDown(String node, long jobOnIt, ThrowingRunnable body) throws Exception {
-    String slurmd = "slurmd.* -N " + node + "( |$)";
-    // the job's step daemon too (batch placeholders have one): on 26.05 any message from the node
-    // returns it to service (ReturnToService=2), and a running step's messages count
-    String stepd = "slurmstepd: \\[" + jobOnIt + "\\.";
+  void whileSlurmNodeIsDown(String node, ThrowingRunnable body) throws Exception {
+    LocalSlurmCluster slurmCluster = stack.slurmCluster();
     try {
-      signal("-STOP", slurmd); // the node's daemons stop answering, as a crashed node's would
-      signalIfRunning("-STOP", stepd);
-      stack
-          .slurmCluster()
-          .cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
+      slurmCluster.freezeNode(node, true);
+      slurmCluster.cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
       body.run();
     } finally {
-      signalIfRunning("-CONT", stepd);
-      signal("-CONT", slurmd);
-      stack.slurmCluster().resumeNode(node);
+      slurmCluster.freezeNode(node, false);
+      slurmCluster.resumeNode(node);
     }
   }
 

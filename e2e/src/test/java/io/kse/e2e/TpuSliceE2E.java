@@ -242,7 +242,6 @@ class TpuSliceE2E extends Scenario {
     Thread.sleep(2_000); // not within the job's first second (see OutageE2E)
     whileSlurmNodeIsDown(
         failing,
-        job.id(),
         () ->
             await("the group placed again, whole, on the other slice")
                 .atMost(Duration.ofSeconds(90))

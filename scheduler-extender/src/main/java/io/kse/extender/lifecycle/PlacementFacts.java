@@ -3,6 +3,7 @@ package io.kse.extender.lifecycle;
 import io.kse.extender.k8s.PodRef;
 import io.kse.slurm.SlurmJob;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -19,6 +20,9 @@ import java.util.Optional;
  * @param submittedNotSeen a job Slurm accepted for it that the cache has not shown yet
  * @param unusableNode why a node Slurm allocated cannot take its member (cordoned, drained), if so
  * @param retryDue whether a failed submission's backoff has passed
+ * @param duplicates other live jobs Slurm holds for the same placement
+ * @param failedNodes the nodes members are bound to that Slurm has down, failed, drained or not
+ *     responding, each with Slurm's words for it: why a placeholder lost its node
  */
 public record PlacementFacts(
     List<Member> members,
@@ -30,11 +34,13 @@ public record PlacementFacts(
     Optional<Long> submittedNotSeen,
     Optional<String> unusableNode,
     boolean retryDue,
-    List<SlurmJob> duplicates) {
+    List<SlurmJob> duplicates,
+    Map<String, String> failedNodes) {
 
   public PlacementFacts {
     members = List.copyOf(members);
     duplicates = List.copyOf(duplicates);
+    failedNodes = Map.copyOf(failedNodes);
   }
 
   /** A pod of its own (tests, and the single-pod path). */
@@ -55,7 +61,8 @@ public record PlacementFacts(
         submittedNotSeen,
         unusableNode,
         retryDue,
-        List.of());
+        List.of(),
+        Map.of());
   }
 
   /**

@@ -6,6 +6,7 @@ import io.kse.extender.k8s.PodRef;
 import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmNode;
 import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
@@ -105,7 +106,31 @@ final class PlacementObserver {
         notSeen,
         unusableNode(placement, pods, job),
         retryDue,
-        cache.duplicatesOf(placement.key()));
+        cache.duplicatesOf(placement.key()),
+        failedNodes(members));
+  }
+
+  /** The bound members' nodes Slurm has unavailable, in Slurm's words (a map lookup each). */
+  private Map<String, String> failedNodes(List<PlacementFacts.Member> members) {
+    Map<String, String> failed = new java.util.HashMap<>();
+    for (PlacementFacts.Member m : members) {
+      if (!m.boundNode().isEmpty()) {
+        cache
+            .node(nodeNames.slurm(m.boundNode()))
+            .filter(SlurmNode::isUnavailable)
+            .ifPresent(n -> failed.put(m.boundNode(), inSlurmsWords(n)));
+      }
+    }
+    return failed;
+  }
+
+  /** e.g. "gpu-node-4 is down in Slurm (Not responding)". */
+  static String inSlurmsWords(SlurmNode n) {
+    return n.name()
+        + " is "
+        + n.unavailableAs()
+        + " in Slurm"
+        + (n.reason().isBlank() ? "" : " (" + n.reason() + ")");
   }
 
   /** Why a node Slurm allocated cannot take its member now, if one cannot. */

@@ -109,22 +109,32 @@ public final class PlacementRules {
     }
     String why =
         f.job()
-            .map(
-                j ->
-                    "Slurm job "
-                        + j.id()
-                        + (j.endedAs() == JobState.PENDING
-                            ? " was requeued (" + j.stateReason() + ")"
-                            : j.state().isFinal() || j.state() == JobState.COMPLETING
-                                ? " ended (" + j.endedAs() + ")"
-                                : " is " + j.state() + " and no longer holds " + m.boundNode()))
-            .orElse("no Slurm job holds " + m.boundNode() + " for this pod");
+                .map(
+                    j ->
+                        "Slurm job "
+                            + j.id()
+                            + (j.endedAs() == JobState.PENDING
+                                ? " was requeued" + reasonOf(j)
+                                : j.state().isFinal() || j.state() == JobState.COMPLETING
+                                    ? " ended (" + j.endedAs() + ")"
+                                    : " is " + j.state() + " and no longer holds " + m.boundNode()))
+                .orElse("no Slurm job holds " + m.boundNode() + " for this pod")
+            // a node's failure ends or requeues the job without a word of it in the job (22.05 to
+            // 26.05 say reason None): the node says it
+            + Optional.ofNullable(f.failedNodes().get(m.boundNode())).map(n -> ": " + n).orElse("");
     // a requeued placeholder must not come back later for pods that are gone
     long cancel =
         live.filter(j -> j.state() == JobState.PENDING || !j.state().holdsNodes())
             .map(SlurmJob::id)
             .orElse(0L);
     return Optional.of(new Step.Evict(m.ref(), why, cancel));
+  }
+
+  /** Slurm's reason for a requeued job's wait, where it gives one. */
+  private static String reasonOf(SlurmJob j) {
+    return j.stateReason().isBlank() || j.stateReason().equals("None")
+        ? ""
+        : " (" + j.stateReason() + ")";
   }
 
   /** Another member with the same index still runs on its node (a recreated member waits). */

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -179,6 +180,23 @@ class PlacementReconcilerTest extends ReconcilerFixture {
         .satisfies(j -> assertThat(j.state()).isEqualTo(JobState.CANCELLED));
     cache.pollOnce();
     assertThat(registry.get("uid-1")).isEmpty();
+  }
+
+  @Test
+  void aBoundPodWhoseNodeFailedIsToldOfTheNode() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = submitted(p);
+    slurm.allocate(id, List.of("gpu-node-1"));
+    cache.pollOnce();
+    p.getSpec().setNodeName("gpu-node-1");
+    slurm.setNodeState("gpu-node-1", "down", Set.of("NOT_RESPONDING"));
+    slurm.pend(id, "None"); // requeued for the node's failure: Slurm says no reason
+    cache.pollOnce();
+    assertThat(actions)
+        .contains(
+            "evict serving/llm-0: Slurm job "
+                + id
+                + " was requeued: gpu-node-1 is down-notresponding in Slurm");
   }
 
   @Test

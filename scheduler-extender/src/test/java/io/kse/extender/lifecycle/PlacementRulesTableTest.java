@@ -181,7 +181,8 @@ class PlacementRulesTableTest {
         Optional.empty(),
         Optional.empty(),
         false,
-        List.of());
+        List.of(),
+        java.util.Map.of());
   }
 
   /** {@code STATE[n0,n1]/gpusPerNode}. */

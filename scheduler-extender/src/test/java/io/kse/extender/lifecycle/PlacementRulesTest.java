@@ -23,12 +23,16 @@ class PlacementRulesTest {
   static final PodRef WORKER = new PodRef("serving", "g-1", "u1");
 
   static SlurmJob job(JobState state, List<String> nodes) {
+    return job(state, state == JobState.PENDING ? "Resources" : "None", nodes);
+  }
+
+  static SlurmJob job(JobState state, String reason, List<String> nodes) {
     return new SlurmJob(
         7,
         "kse-serving-g",
         "",
         state,
-        state == JobState.PENDING ? "Resources" : "None",
+        reason,
         "inference",
         "",
         nodes,
@@ -107,6 +111,37 @@ class PlacementRulesTest {
         .containsExactly(
             new Step.Evict(LEADER, "Slurm job 7 was requeued (Resources)", 7),
             new Step.Evict(WORKER, "Slurm job 7 was requeued (Resources)", 7));
+  }
+
+  /**
+   * A node's failure requeues its job (Slurm's default JobRequeue=1) with reason None on 22.05 to
+   * 26.05 (JobEndIT): the pod is told of the node, in Slurm's words, and no "(None)".
+   */
+  @Test
+  void aMemberWhoseNodeFailedIsToldOfTheNode() {
+    PlacementFacts f =
+        facts(
+            Optional.of(job(JobState.PENDING, "None", List.of())),
+            member(LEADER, PodStanding.BOUND, "n0", 0),
+            member(WORKER, PodStanding.BOUND, "n1", 1));
+    PlacementFacts n0Down =
+        new PlacementFacts(
+            f.members(),
+            f.size(),
+            f.group(),
+            f.incompleteOverdue(),
+            f.job(),
+            f.own(),
+            f.submittedNotSeen(),
+            f.unusableNode(),
+            f.retryDue(),
+            f.duplicates(),
+            java.util.Map.of("n0", "n0 is down in Slurm (Not responding)"));
+    assertThat(rules.decide(n0Down))
+        .containsExactly(
+            new Step.Evict(
+                LEADER, "Slurm job 7 was requeued: n0 is down in Slurm (Not responding)", 7),
+            new Step.Evict(WORKER, "Slurm job 7 was requeued", 7));
   }
 
   /**

@@ -282,7 +282,8 @@ public final class LocalSlurmCluster {
       cli("scontrol", "update", "nodename=" + node, "state=resume");
     } catch (IllegalStateException e) {
       String state = cli("sinfo", "-h", "-N", "-n", node, "-o", "%T").trim().toLowerCase();
-      if (!e.getMessage().contains("Invalid node state transition")
+      // 22.05 words it "Invalid node state specified"
+      if (!e.getMessage().contains("Invalid node state")
           || state.startsWith("down")
           || state.startsWith("drain")) {
         throw e;
@@ -314,6 +315,25 @@ public final class LocalSlurmCluster {
 
   public void startController() {
     run(List.of(script().toString(), "ctld-start", "--dir", dir), Duration.ofSeconds(60));
+  }
+
+  /**
+   * {@code node} stops answering as a crashed node would (its slurmd and the job step daemons there
+   * get SIGSTOP), or answers again ({@code stopped} false: SIGCONT). This cluster's daemons only:
+   * node names and job ids repeat across the clusters of one machine.
+   */
+  public void freezeNode(String node, boolean stopped) {
+    run(
+        List.of(
+            script().toString(),
+            "node-signal",
+            "--dir",
+            dir,
+            "--node",
+            node,
+            "--signal",
+            stopped ? "STOP" : "CONT"),
+        Duration.ofSeconds(30));
   }
 
   /** Cancels every job, so tests start from an idle cluster. */
