@@ -139,7 +139,7 @@ EOF
 # The image's class-data archive is left out: the jar has none.
 deployed_jvm() {
   local deployment=$REPO/manifests/base/deployment.yaml opts limit
-  opts=$(sed -n '/- name: JAVA_TOOL_OPTIONS/,/value:/s/^ *value: "\(.*\)"$/\1/p' "$deployment")
+  opts=$(deployment_java_options "$deployment")
   limit=$(sed -n 's/^ *limits: {memory: \([0-9]*\)Gi}$/\1/p' "$deployment")
   [ -n "$opts" ] && [ -n "$limit" ] || fail "no JAVA_TOOL_OPTIONS or memory limit in $deployment"
   printf '%s -XX:MaxRAM=%sg\n' "$(sed 's/-XX:SharedArchiveFile=[^ ]* //' <<<"$opts")" "$limit"

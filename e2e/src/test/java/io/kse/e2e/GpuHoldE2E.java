@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,14 +49,11 @@ class GpuHoldE2E extends Scenario {
 
   /**
    * An external placeholder (EXTERNAL_JOB) runs no slurmd Epilog: Slurm frees its nodes at once
-   * (node_scheduler.c: "is external, no need to wait to complete"); docs/gpu-ownership.md. Decided
-   * before any scenario's namespace is made.
+   * (node_scheduler.c: "is external, no need to wait to complete"); docs/gpu-ownership.md. There
+   * only the window without a hold is measured.
    */
-  @BeforeAll
-  static void onlyPlaceholdersWithAnEpilog() {
-    assumeTrue(
-        !"external".equals(System.getenv("KSE_E2E_SHAPE")),
-        "an external placeholder's nodes are freed at once: nothing can hold them");
+  static boolean external() {
+    return "external".equals(System.getenv("KSE_E2E_SHAPE"));
   }
 
   Path epilogConf() {
@@ -75,6 +71,7 @@ class GpuHoldE2E extends Scenario {
   @EnumSource(End.class)
   void aPlaceholderEndedAnyWayHoldsItsNodeUntilItsPodIsGone(End end) throws Exception {
     assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
+    assumeTrue(!external(), "an external placeholder's nodes are freed at once: nothing holds");
     Window with = run(end, "held-" + slug(end));
     System.out.printf(
         "[e2e] hold %s, pod stopping %d s after its eviction: the next job ran %d ms after the pod"
@@ -86,10 +83,10 @@ class GpuHoldE2E extends Scenario {
   }
 
   /**
-   * The same without the hold (the Epilog told to let go at once, {@code HOLD_MAX_S=0}): Slurm
-   * hands the GPUs on while the pod still runs — what the hold prevents, and proof that the
-   * scenario can see it. Once, by a cancel: every end path's window without the hold is in
-   * benchmarks/RESULTS.md.
+   * The same without the hold (the Epilog told to let go at once, {@code HOLD_MAX_S=0}; external
+   * placeholders have none): Slurm hands the GPUs on while the pod still runs — what the hold
+   * prevents, and proof that the scenario can see it. Once, by a cancel: every end path's window
+   * without the hold is in benchmarks/RESULTS.md.
    */
   @Test
   void withoutTheHoldTheNextJobStartsWhileThePodRuns() throws Exception {
@@ -97,9 +94,9 @@ class GpuHoldE2E extends Scenario {
     Files.writeString(epilogConf(), "HOLD_MAX_S=0\n");
     Window without = run(End.CANCEL, "unheld-cancel");
     System.out.printf(
-        "[e2e] no hold, CANCEL, pod stopping %d s after its eviction: the next job ran %d ms"
-            + " before the pod was last seen (two owners)%n",
-        POD_STOPS_AFTER.toSeconds(), without.overlapMs());
+        "[e2e] no hold (%s placeholders), CANCEL, pod stopping %d s after its eviction: the next"
+            + " job ran %d ms before the pod was last seen (two owners)%n",
+        external() ? "external" : "batch", POD_STOPS_AFTER.toSeconds(), without.overlapMs());
     assertThat(without.overlapMs()).as("two owners, seen").isPositive();
   }
 
