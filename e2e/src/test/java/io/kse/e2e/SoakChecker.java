@@ -467,7 +467,13 @@ final class SoakChecker {
     Map<String, List<String>> nodesOfGroup = new HashMap<>();
     for (Pod p : ours) {
       String node = p.getSpec().getNodeName();
-      if (node == null || !running(p)) {
+      if (node == null || finished(p)) {
+        continue;
+      }
+      // a pod being deleted still holds its GPUs until its containers stop (the soak's DRA pods
+      // take SoakSchedule.SLOW_STOP): no other job may run on them meanwhile (the hold)
+      gpuOwners(p, node, jobs, claims).ifPresent(out::add);
+      if (!running(p)) {
         continue;
       }
       Optional<SlurmTruth.Job> job =
@@ -485,7 +491,6 @@ final class SoakChecker {
                     + "; its placeholders: "
                     + placeholders.stream().filter(j -> stands(j.tag().get(), p)).toList()));
       }
-      gpuOwners(p, node, jobs, claims).ifPresent(out::add);
       if ("serving".equals(label(p, TIER_LABEL)) && !claimsGpus(p)) {
         List<SlurmTruth.Job> others =
             jobs.stream()
@@ -671,10 +676,13 @@ final class SoakChecker {
 
   /** Bound and meant to run: not being deleted, not finished. */
   private static boolean running(Pod p) {
+    return p.getMetadata().getDeletionTimestamp() == null && !finished(p);
+  }
+
+  /** Its containers ended: it holds nothing, deleted or not. */
+  private static boolean finished(Pod p) {
     String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-    return p.getMetadata().getDeletionTimestamp() == null
-        && !"Succeeded".equals(phase)
-        && !"Failed".equals(phase);
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   private static Optional<String> group(Pod p) {

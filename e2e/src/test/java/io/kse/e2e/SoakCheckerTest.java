@@ -137,6 +137,44 @@ class SoakCheckerTest {
         .containsExactly(Invariant.GPU_HAS_ONE_OWNER);
   }
 
+  /**
+   * A pod being deleted still holds its GPUs until its containers stop: a job on them meanwhile is
+   * a second owner, whatever ended the placeholder (here COMPLETING: the hold); once the pod has
+   * finished it holds nothing.
+   */
+  @Test
+  void aPodStillStoppingOwnsItsGpusUntilItHasFinished() {
+    Pod stopping =
+        new PodBuilder(pod("d", "u1", "gpu-node-0", Map.of(), Map.of()))
+            .editMetadata()
+            .withDeletionTimestamp("2026-11-28T22:00:00Z")
+            .endMetadata()
+            .editSpec()
+            .addNewResourceClaim()
+            .withName("gpus")
+            .withResourceClaimTemplateName("two")
+            .endResourceClaim()
+            .endSpec()
+            .build();
+    SlurmTruth.Job held =
+        job(1, "COMPLETING", "gpu-node-0", tag("d", "u1"))
+            .withGpuIndices(Map.of("gpu-node-0", List.of(2, 3)));
+    SlurmTruth.Job next =
+        job(2, "RUNNING", "gpu-node-0", Optional.empty())
+            .withGpuIndices(Map.of("gpu-node-0", List.of(2, 3)));
+    var claimed = List.of(new SoakChecker.ClaimedGpus("u1", "d-gpus", List.of(2, 3)));
+    assertThat(invariants(List.of(stopping), List.of(held), claimed))
+        .as("held while it stops: nothing else there")
+        .isEmpty();
+    assertThat(invariants(List.of(stopping), List.of(held, next), claimed))
+        .containsExactly(Invariant.GPU_HAS_ONE_OWNER);
+    Pod finished =
+        new PodBuilder(stopping).withNewStatus().withPhase("Succeeded").endStatus().build();
+    assertThat(invariants(List.of(finished), List.of(next), claimed))
+        .as("its containers have stopped")
+        .isEmpty();
+  }
+
   @Test
   void anAllocatedClaimGivesItsPodsTheIndicesOfItsDevices() {
     ResourceClaim claim =

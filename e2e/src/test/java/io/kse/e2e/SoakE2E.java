@@ -68,6 +68,7 @@ class SoakE2E extends Scenario {
     checks.scheduleWithFixedDelay(
         () -> {
           try {
+            schedule[0].releaseStopped(SoakSchedule.SLOW_STOP);
             if (tick[0]++ % 10 == 0) {
               checker.charged(chargesSince(began)); // Events live an hour: gather them as we go
             }

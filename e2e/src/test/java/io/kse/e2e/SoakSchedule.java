@@ -49,6 +49,15 @@ final class SoakSchedule {
   private static final List<String> DEPLOYMENTS =
       List.of("serving", "gpus-4", "gpus-2", "gpus-1", "dra-2");
 
+  /**
+   * The DRA Deployment's pods take this long to stop once deleted, as a model server freeing GPU
+   * memory would: a finalizer the schedule lifts then ({@link #releaseStopped}). Whatever ended
+   * their placeholder, no other job may get their GPUs meanwhile (GPU_HAS_ONE_OWNER).
+   */
+  static final Duration SLOW_STOP = Duration.ofSeconds(6);
+
+  static final String SLOW_STOP_FINALIZER = "e2e.kse.io/slow-stop";
+
   /** The claim template of the DRA Deployment: its pods get exactly the GPUs Slurm chose. */
   private static final String TWO_GPUS = "soak-two-gpus";
 
@@ -172,8 +181,52 @@ final class SoakSchedule {
     return Map.copyOf(counts);
   }
 
+  /** Lets the pods deleted at least {@code after} ago finish stopping (lifts their finalizer). */
+  void releaseStopped(Duration after) {
+    Instant now = Instant.now();
+    for (Pod p : kube.pods().inNamespace(ns).list().getItems()) {
+      String deleted = p.getMetadata().getDeletionTimestamp();
+      List<String> finalizers = p.getMetadata().getFinalizers();
+      if (deleted == null
+          || finalizers == null
+          || !finalizers.contains(SLOW_STOP_FINALIZER)
+          || Instant.parse(deleted).plus(after).isAfter(now)) {
+        continue;
+      }
+      try {
+        kube.pods()
+            .inNamespace(ns)
+            .withName(p.getMetadata().getName())
+            .edit(
+                q -> {
+                  q.getMetadata().getFinalizers().remove(SLOW_STOP_FINALIZER);
+                  return q;
+                });
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        // gone or changed meanwhile: the next look
+      }
+    }
+  }
+
+  /** No pod of the DRA Deployment left, none held by the slow stop: the namespace can go. */
+  private void stopSlowPods() {
+    kube.apps().deployments().inNamespace(ns).withName("dra-2").scale(0);
+    Instant until = Instant.now().plusSeconds(60);
+    while (Instant.now().isBefore(until)
+        && kube.pods().inNamespace(ns).withLabel("app", "dra-2").list().getItems().size() > 0) {
+      releaseStopped(Duration.ZERO);
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
   /** Leaves the stack as the next scenario expects it: one replica, the first writing. */
   void tearDown() {
+    stopSlowPods();
     if (twoReplicas) {
       stack.stopReplica();
     }
@@ -610,6 +663,7 @@ final class SoakSchedule {
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(labels)
+        .withFinalizers(name.equals("dra-2") ? List.of(SLOW_STOP_FINALIZER) : List.of())
         .endMetadata()
         .withSpec(spec)
         .endTemplate()
