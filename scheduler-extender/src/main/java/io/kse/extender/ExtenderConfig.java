@@ -43,6 +43,7 @@ public record ExtenderConfig(
     Duration groupIncompleteWait,
     Duration eventQuiet,
     int nominateFromNodes,
+    int warmUpRounds,
     boolean podGroups,
     Optional<String> clusterId,
     Dra dra,
@@ -168,6 +169,15 @@ public record ExtenderConfig(
           1_000,
           0,
           10_000_000);
+  static final Setting<Integer> WARM_UP_ROUNDS =
+      Setting.integer(
+          "KSE_WARM_UP_ROUNDS",
+          "how many times a new extender runs its hottest paths in memory on a made-up pod before"
+              + " it says ready (decoding a pod watch event, a filter call and its answer, a bind"
+              + " call), so its first burst finds them compiled; no API or Slurm call. 0: none",
+          2_000,
+          0,
+          100_000);
   static final Setting<Duration> GROUP_INCOMPLETE_WAIT =
       Setting.millis(
           "KSE_GROUP_INCOMPLETE_WAIT_MS",
@@ -277,6 +287,7 @@ public record ExtenderConfig(
           PDB_OVERRIDE,
           EVENT_QUIET,
           NOMINATE_FROM_NODES,
+          WARM_UP_ROUNDS,
           ALLOCATION_HINT_TOKEN,
           ALLOCATION_HINT_MIN_GAP,
           HttpSettings.OPS_ADVERTISE,
@@ -377,6 +388,7 @@ public record ExtenderConfig(
             GROUP_INCOMPLETE_WAIT.read(r),
             EVENT_QUIET.read(r),
             NOMINATE_FROM_NODES.read(r),
+            WARM_UP_ROUNDS.read(r),
             POD_GROUPS.read(r),
             clusterId,
             new Dra(

@@ -112,6 +112,10 @@ public final class ExtenderService implements AutoCloseable {
   private final AtomicBoolean accepting = new AtomicBoolean(true);
   private final StartedSteps started = new StartedSteps();
   private final AtomicBoolean stopped = new AtomicBoolean();
+
+  /** The hot paths have run once before ready ({@link WarmUp}). */
+  private final AtomicBoolean warm = new AtomicBoolean();
+
   private volatile int port;
   private volatile int opsPort;
 
@@ -215,7 +219,7 @@ public final class ExtenderService implements AutoCloseable {
                 reconciler::placementOf,
                 gpuClaims),
             metrics,
-            () -> accepting.get() && slurm.isConnected() && synced.getAsBoolean(),
+            () -> accepting.get() && warm.get() && slurm.isConnected() && synced.getAsBoolean(),
             synced,
             () -> {
               metrics.beforeScrape();
@@ -400,6 +404,7 @@ public final class ExtenderService implements AutoCloseable {
   }
 
   private void connect() {
+    warmUp();
     slurm.connectUntil(
         () -> SlurmClients.connect(cfg.slurm(), prometheus),
         cfg.slurm().url().toString(),
@@ -428,6 +433,38 @@ public final class ExtenderService implements AutoCloseable {
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
     becomeWriter();
     nodeUpkeep.start(cache::addNodeListener, housekeeping, RECONCILE_PERIOD);
+  }
+
+  /** Runs the hot paths before this replica says ready (a standby too: it may take over). */
+  private void warmUp() {
+    try {
+      runWarmUp();
+    } catch (RuntimeException e) {
+      // a cold start is slower, never a failed one
+      LOG.warn("warm_up_failed error={}", e.toString());
+    }
+    warm.set(true);
+  }
+
+  private void runWarmUp() {
+    com.fasterxml.jackson.databind.ObjectMapper tree =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    WarmUp.Cost c =
+        WarmUp.run(
+            kube.getKubernetesSerialization(),
+            cfg.warmUpRounds(),
+            pod ->
+                policy
+                    .placement()
+                    .decide(
+                        io.kse.policy.PodManifest.facts(tree.valueToTree(pod)),
+                        new PreemptionLedger(),
+                        java.time.Instant.EPOCH));
+    LOG.info(
+        "warmed_up rounds={} wallMs={} cpuMs={}",
+        c.rounds(),
+        c.wall().toMillis(),
+        c.cpu().toMillis());
   }
 
   /** The writer converges every placement; with leader election, only the Lease holder. */
