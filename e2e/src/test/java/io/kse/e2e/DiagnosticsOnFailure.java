@@ -20,6 +20,8 @@ final class DiagnosticsOnFailure implements AfterTestExecutionCallback {
   @Override
   public void afterTestExecution(ExtensionContext context) {
     if (context.getExecutionException().isEmpty()
+        // a skipped scenario (an assumption not met) has nothing to diagnose
+        || context.getExecutionException().get() instanceof org.opentest4j.TestAbortedException
         || !(context.getRequiredTestInstance() instanceof Scenario s)
         || s.ns == null) {
       return;

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +36,12 @@ class GpuHoldE2E extends Scenario {
     /** Its time limit, shortened under it with {@code scontrol update TimeLimit}. */
     TIME_LIMIT("ended (TIMEOUT)"),
     /** {@code scontrol requeue} by an admin: the run ends, the job waits again. */
-    REQUEUE("was requeued");
+    REQUEUE("was requeued"),
+    /**
+     * The node fails (its daemons stop answering, Slurm sets it DOWN) and is back right after the
+     * pod's eviction: no Epilog runs on a DOWN node, and Slurm requeues the job (JobRequeue=1).
+     */
+    NODE_DOWN("was requeued");
 
     final String told;
 
@@ -43,6 +49,9 @@ class GpuHoldE2E extends Scenario {
       this.told = told;
     }
   }
+
+  /** The ends the hold covers: every one but a node's failure. */
+  static final String HELD = "^(CANCEL|TIME_LIMIT|REQUEUE)$";
 
   /** How long the pod is kept Terminating before its "containers" stop. */
   static final Duration POD_STOPS_AFTER = Duration.ofSeconds(6);
@@ -68,7 +77,7 @@ class GpuHoldE2E extends Scenario {
   }
 
   @ParameterizedTest
-  @EnumSource(End.class)
+  @EnumSource(value = End.class, mode = EnumSource.Mode.MATCH_ALL, names = HELD)
   void aPlaceholderEndedAnyWayHoldsItsNodeUntilItsPodIsGone(End end) throws Exception {
     assumeTrue(stack.managed(), "ends placeholders with the Slurm CLI: needs the local Slurm");
     assumeTrue(!external(), "an external placeholder's nodes are freed at once: nothing holds");
@@ -100,6 +109,25 @@ class GpuHoldE2E extends Scenario {
     assertThat(without.overlapMs()).as("two owners, seen").isPositive();
   }
 
+  /**
+   * A failed node runs no Epilog: Slurm allocates nothing there while it is DOWN, but once it is
+   * back (ReturnToService when its slurmd answers, or an admin's resume) the next job may start
+   * while the evicted pod still stops. Measured with the node back right after the eviction: the
+   * window is the rest of the pod's stop, never more.
+   */
+  @Test
+  void aFailedNodeHoldsTheNextJobOnlyWhileItIsDown() throws Exception {
+    assumeTrue(stack.managed(), "fails a node with the Slurm CLI: needs the local Slurm");
+    Window back = run(End.NODE_DOWN, "failed-node");
+    System.out.printf(
+        "[e2e] node failed (%s placeholders), back right after the eviction, pod stopping %d s:"
+            + " the next job ran %d ms before the pod was last seen%n",
+        external() ? "external" : "batch", POD_STOPS_AFTER.toSeconds(), back.overlapMs());
+    assertThat(back.overlapMs())
+        .as("no longer than the pod's stop after the node came back")
+        .isLessThanOrEqualTo(POD_STOPS_AFTER.toMillis());
+  }
+
   static String slug(End end) {
     return end.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
@@ -127,7 +155,26 @@ class GpuHoldE2E extends Scenario {
               .cli("scontrol", "update", "JobId=" + placeholder.id(), "TimeLimit=1");
       case REQUEUE ->
           stack.slurmCluster().cli("scontrol", "requeue", Long.toString(placeholder.id()));
+      case NODE_DOWN -> {
+        Thread.sleep(2_000); // not within the run's first second (see OutageE2E)
+        stack.slurmCluster().freezeNode(node, true);
+        stack
+            .slurmCluster()
+            .cli("scontrol", "update", "nodename=" + node, "state=down", "reason=e2e-failed");
+      }
     }
+    try {
+      return watch(end, name, node, placeholder, training);
+    } finally {
+      if (end == End.NODE_DOWN) {
+        stack.slurmCluster().freezeNode(node, false);
+        stack.slurmCluster().resumeNode(node);
+      }
+    }
+  }
+
+  private Window watch(End end, String name, String node, SlurmJob placeholder, long training)
+      throws Exception {
     // slurmctld checks time limits every 30 s, and a limit is a whole minute
     await(name + ": placeholder ended, pod evicted")
         .atMost(Duration.ofSeconds(end == End.TIME_LIMIT ? 150 : 20))
@@ -142,18 +189,29 @@ class GpuHoldE2E extends Scenario {
                 : end == End.TIME_LIMIT ? JobState.TIMEOUT : JobState.PENDING,
             JobState.COMPLETING,
             // a requeued placeholder whose pod is evicted is cancelled (it must not come back)
-            end == End.REQUEUE ? JobState.CANCELLED : JobState.COMPLETING);
-    String named = end.told;
+            end == End.REQUEUE || end == End.NODE_DOWN ? JobState.CANCELLED : JobState.COMPLETING,
+            // a job Slurm may not requeue ends NODE_FAIL when its node fails
+            end == End.NODE_DOWN ? JobState.NODE_FAIL : JobState.COMPLETING);
+    List<String> named =
+        end == End.NODE_DOWN ? List.of(end.told, "ended (NODE_FAIL)") : List.of(end.told);
     await(name + " told why: " + named)
         .atMost(Duration.ofSeconds(10))
         .until(
             () ->
                 events(name).stream()
+                    .map(e -> e.getMessage() == null ? "" : e.getMessage())
                     .anyMatch(
-                        e ->
-                            e.getMessage() != null
-                                && e.getMessage()
-                                    .contains("Slurm job " + placeholder.id() + " " + named)));
+                        m ->
+                            named.stream()
+                                .anyMatch(
+                                    n -> m.contains("Slurm job " + placeholder.id() + " " + n))));
+    if (end == End.NODE_DOWN) {
+      assertThat(slurm.job(training).map(j -> j.state()).orElseThrow())
+          .as("nothing starts on a DOWN node")
+          .isEqualTo(JobState.PENDING);
+      stack.slurmCluster().freezeNode(node, false); // back: its slurmd answers, an admin resumes
+      stack.slurmCluster().resumeNode(node);
+    }
     // each look sees the pod first, then the job: the pod seen after the job was seen running is
     // proof that both held the GPUs; the other way round proves nothing either way
     Instant[] running = {null};
