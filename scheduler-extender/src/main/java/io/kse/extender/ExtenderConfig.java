@@ -174,8 +174,9 @@ public record ExtenderConfig(
           "KSE_WARM_UP_ROUNDS",
           "how many times a new extender runs its hottest paths in memory on a made-up pod before"
               + " it says ready (decoding a pod watch event, a filter call and its answer, a bind"
-              + " call), so its first burst finds them compiled; no API or Slurm call. 0: none",
-          2_000,
+              + " call, the policy's decision), so its first burst finds them compiled; no API or"
+              + " Slurm call; about 1 s of CPU before ready. 0: none",
+          5_000,
           0,
           100_000);
   static final Setting<Duration> GROUP_INCOMPLETE_WAIT =
