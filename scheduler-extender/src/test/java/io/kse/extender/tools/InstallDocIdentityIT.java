@@ -37,10 +37,18 @@ class InstallDocIdentityIT {
 
   static LocalSlurmCluster cluster = LocalSlurmCluster.shared(LocalSlurmCluster.Mode.ACCOUNTING);
 
+  /** A machine's own user of that name (a real install) is never removed by this test. */
+  static final boolean USER_WAS_THERE = !shell("id -u " + USER + " 2>/dev/null").isBlank();
+
   @AfterAll
   static void forgetTheUser() {
     cluster.cancelAll();
-    shell("sacctmgr -i delete user " + USER + "; sacctmgr -i delete account kse; userdel " + USER);
+    // the test cluster's own accounting database; the machine's user only if this test made it
+    shell(
+        "sacctmgr -i delete user "
+            + USER
+            + "; sacctmgr -i delete account kse"
+            + (USER_WAS_THERE ? "" : "; userdel " + USER));
   }
 
   @Test
