@@ -119,7 +119,7 @@ class OutageE2E extends Scenario {
     long placeholder = placeholderOf(p).id();
     // a node that fails under a running pod, not within its job's first second: 26.05 handles the
     // launch's answer at the next second and that answer returns a DOWN node to service
-    // (ReturnToService=2; slurmctld.log "node_did_resp: node … returned to service")
+    // (slurmctld.log "node_did_resp: node … returned to service")
     Thread.sleep(2_000);
     whileSlurmNodeIsDown(
         node,

@@ -335,7 +335,7 @@ abstract class Scenario {
   /**
    * Slurm node {@code node} fails (its slurmd and the job steps there stop answering, Slurm sets it
    * DOWN) while {@code body} runs; then it answers again and is resumed. On 26.05 any message from
-   * the node returns it to service (ReturnToService=2), a running step's too: both are stopped.
+   * the node may return it to service, a running step's too: both are stopped.
    */
   void whileSlurmNodeIsDown(String node, ThrowingRunnable body) throws Exception {
     LocalSlurmCluster slurmCluster = stack.slurmCluster();

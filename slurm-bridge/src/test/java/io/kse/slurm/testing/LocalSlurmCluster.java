@@ -273,8 +273,8 @@ public final class LocalSlurmCluster {
   }
 
   /**
-   * Returns a node set down or drained to service. With {@code ReturnToService=2} a DOWN node whose
-   * slurmd registers again is back on its own (26.05 does so within moments of a resumed daemon),
+   * Returns a node set down or drained to service. A node DOWN for not answering is back on its own
+   * once its slurmd registers again (ReturnToService=1; 26.05 within moments of a resumed daemon),
    * and resuming a node already back is "Invalid node state transition": that is no failure here.
    */
   public void resumeNode(String node) {
