@@ -110,15 +110,8 @@ class SoakCheckerTest {
   @Test
   void aClaimedGpuOutsideThePlaceholderOrHeldByAnotherJobIsAFinding() {
     Pod p =
-        new PodBuilder(
-                pod("d", "u1", "gpu-node-0", Map.of(SoakChecker.TIER_LABEL, "serving"), Map.of()))
-            .editSpec()
-            .addNewResourceClaim()
-            .withName("gpus")
-            .withResourceClaimTemplateName("two")
-            .endResourceClaim()
-            .endSpec()
-            .build();
+        claimingTwo(
+            pod("d", "u1", "gpu-node-0", Map.of(SoakChecker.TIER_LABEL, "serving"), Map.of()));
     SlurmTruth.Job own =
         job(1, "RUNNING", "gpu-node-0", tag("d", "u1"))
             .withGpuIndices(Map.of("gpu-node-0", List.of(2, 3)));
@@ -145,16 +138,10 @@ class SoakCheckerTest {
   @Test
   void aPodStillStoppingOwnsItsGpusUntilItHasFinished() {
     Pod stopping =
-        new PodBuilder(pod("d", "u1", "gpu-node-0", Map.of(), Map.of()))
+        new PodBuilder(claimingTwo(pod("d", "u1", "gpu-node-0", Map.of(), Map.of())))
             .editMetadata()
             .withDeletionTimestamp("2026-11-28T22:00:00Z")
             .endMetadata()
-            .editSpec()
-            .addNewResourceClaim()
-            .withName("gpus")
-            .withResourceClaimTemplateName("two")
-            .endResourceClaim()
-            .endSpec()
             .build();
     SlurmTruth.Job held =
         job(1, "COMPLETING", "gpu-node-0", tag("d", "u1"))
@@ -427,6 +414,18 @@ class SoakCheckerTest {
         8,
         tag,
         Map.of());
+  }
+
+  /** {@code p} with a claim from the two-GPU template, as the soak's DRA pods have. */
+  private static Pod claimingTwo(Pod p) {
+    return new PodBuilder(p)
+        .editSpec()
+        .addNewResourceClaim()
+        .withName("gpus")
+        .withResourceClaimTemplateName("two")
+        .endResourceClaim()
+        .endSpec()
+        .build();
   }
 
   private static Pod pod(

@@ -437,34 +437,8 @@ public final class ExtenderService implements AutoCloseable {
 
   /** Runs the hot paths before this replica says ready (a standby too: it may take over). */
   private void warmUp() {
-    try {
-      runWarmUp();
-    } catch (RuntimeException e) {
-      // a cold start is slower, never a failed one
-      LOG.warn("warm_up_failed error={}", e.toString());
-    }
+    WarmUp.beforeReady(kube.getKubernetesSerialization(), cfg.warmUpRounds(), policy::placement);
     warm.set(true);
-  }
-
-  private void runWarmUp() {
-    com.fasterxml.jackson.databind.ObjectMapper tree =
-        new com.fasterxml.jackson.databind.ObjectMapper();
-    WarmUp.Cost c =
-        WarmUp.run(
-            kube.getKubernetesSerialization(),
-            cfg.warmUpRounds(),
-            pod ->
-                policy
-                    .placement()
-                    .decide(
-                        io.kse.policy.PodManifest.facts(tree.valueToTree(pod)),
-                        new PreemptionLedger(),
-                        java.time.Instant.EPOCH));
-    LOG.info(
-        "warmed_up rounds={} wallMs={} cpuMs={}",
-        c.rounds(),
-        c.wall().toMillis(),
-        c.cpu().toMillis());
   }
 
   /** The writer converges every placement; with leader election, only the Lease holder. */

@@ -1,5 +1,6 @@
 package io.kse.extender;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -9,13 +10,20 @@ import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.wire.BindRequest;
 import io.kse.extender.wire.FilterRequest;
 import io.kse.extender.wire.FilterResponse;
+import io.kse.policy.PlacementPolicy;
+import io.kse.policy.PodManifest;
+import io.kse.policy.PreemptionLedger;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A new extender's first burst ran its hottest paths interpreted: 39 CPU-ms per pod for the first
@@ -28,7 +36,38 @@ final class WarmUp {
   /** What a warm-up cost. */
   record Cost(int rounds, Duration wall, Duration cpu) {}
 
+  private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);
+  private static final ObjectMapper TREE = new ObjectMapper();
+
   private WarmUp() {}
+
+  /**
+   * Runs {@code rounds} rounds with the policy in force, and logs what it cost; never throws: a
+   * cold start is slower, never a failed one.
+   */
+  static void beforeReady(
+      KubernetesSerialization json, int rounds, Supplier<PlacementPolicy> policy) {
+    try {
+      Cost c =
+          run(
+              json,
+              rounds,
+              pod ->
+                  policy
+                      .get()
+                      .decide(
+                          PodManifest.facts(TREE.valueToTree(pod)),
+                          new PreemptionLedger(),
+                          Instant.EPOCH));
+      LOG.info(
+          "warmed_up rounds={} wallMs={} cpuMs={}",
+          c.rounds(),
+          c.wall().toMillis(),
+          c.cpu().toMillis());
+    } catch (RuntimeException e) {
+      LOG.warn("warm_up_failed error={}", e.toString());
+    }
+  }
 
   /**
    * @param decide the policy's decision for a pod (read from its manifest, with no preemption

@@ -182,13 +182,19 @@ class PlacementReconcilerTest extends ReconcilerFixture {
     assertThat(registry.get("uid-1")).isEmpty();
   }
 
-  @Test
-  void aBoundPodWhoseNodeFailedIsToldOfTheNode() {
-    Pod p = pod("llm-0", "uid-1", Map.of());
+  /** {@code p}'s placeholder allocated on gpu-node-1 and seen, and {@code p} bound there. */
+  private long boundOnGpuNode1(Pod p) {
     long id = submitted(p);
     slurm.allocate(id, List.of("gpu-node-1"));
     cache.pollOnce();
     p.getSpec().setNodeName("gpu-node-1");
+    return id;
+  }
+
+  @Test
+  void aBoundPodWhoseNodeFailedIsToldOfTheNode() {
+    Pod p = pod("llm-0", "uid-1", Map.of());
+    long id = boundOnGpuNode1(p);
     slurm.setNodeState("gpu-node-1", "down", Set.of("NOT_RESPONDING"));
     slurm.pend(id, "None"); // requeued for the node's failure: Slurm says no reason
     cache.pollOnce();
@@ -202,10 +208,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
   @Test
   void evictsABoundPodWhosePlaceholderWasPreempted() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    long id = submitted(p);
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
-    p.getSpec().setNodeName("gpu-node-1");
+    long id = boundOnGpuNode1(p);
     slurm.requeue(id);
     cache.pollOnce();
     assertThat(actions)
@@ -218,10 +221,7 @@ class PlacementReconcilerTest extends ReconcilerFixture {
   @Test
   void aCopyOfAPlaceholdersCommentUnderAnotherSlurmUserIsIgnoredNeverCancelled() {
     Pod p = pod("llm-0", "uid-1", Map.of());
-    long id = submitted(p);
-    slurm.allocate(id, List.of("gpu-node-1"));
-    cache.pollOnce();
-    p.getSpec().setNodeName("gpu-node-1");
+    long id = boundOnGpuNode1(p);
     String comment = slurm.job(id).orElseThrow().comment();
     // any Slurm user can read the comment (squeue -o %k) and submit a held job with a copy
     long impostor = slurm.addJobAs("mallory", comment);
