@@ -54,6 +54,16 @@ public final class CheckSlurm implements Callable<Integer> {
     this.env = env;
   }
 
+  /**
+   * slurmrestd serves no slurm.conf, so the settings the GPU hold rests on cannot be compared: the
+   * operator is told which to read and what they must say, every run.
+   */
+  static final String BY_HAND =
+      "note: not served by slurmrestd, check on a Slurm host with `scontrol show config | grep -E"
+          + " '^(Epilog|EpilogTimeout|PrologEpilogTimeout|ReturnToService) '`: Epilog runs"
+          + " kse-node-epilog, its timeout is above the hook's HOLD_MAX_S, ReturnToService=1"
+          + " (docs/install.md, The hold)";
+
   public static void main(String[] args) {
     System.exit(
         run(
@@ -114,6 +124,7 @@ public final class CheckSlurm implements Callable<Integer> {
       if (kubernetes) {
         diffs.addAll(topology(policy, slurm));
       }
+      diffs.add(BY_HAND);
       List<String> real = diffs.stream().filter(d -> !d.startsWith("note: ")).toList();
       diffs.forEach(d -> out.println((d.startsWith("note: ") ? "" : "DIFF ") + d));
       out.printf(

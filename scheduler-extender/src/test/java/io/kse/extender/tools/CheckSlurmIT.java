@@ -37,7 +37,9 @@ class CheckSlurmIT {
     assertThat(run(c, repoFile("testing/slurm/policy-partition.yaml")))
         .as(out + "\n" + err)
         .isZero();
-    assertThat(out.toString()).contains("Slurm agrees with the policy");
+    assertThat(out.toString())
+        .contains("Slurm agrees with the policy")
+        .contains("ReturnToService=1");
   }
 
   @Test
