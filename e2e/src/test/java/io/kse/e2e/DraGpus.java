@@ -13,6 +13,10 @@ import java.util.Optional;
  */
 final class DraGpus {
   static final String DRIVER = "gpu.nvidia.com";
+
+  /** The consumable capacity each GPU is published with on a stack with shares (issue 46). */
+  static final String SHARES = "shares";
+
   private static final String DEVICE_PREFIX = "gpu-";
 
   private DraGpus() {}

@@ -1,6 +1,7 @@
 package io.kse.e2e;
 
 import io.kse.slurm.GpuIndices;
+import io.kse.slurm.GpuShards;
 import io.kse.slurm.HostList;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.testing.LocalSlurmCluster;
@@ -28,7 +29,8 @@ final class SlurmTruth {
       String user,
       int gpusPerNode,
       Optional<PlaceholderTag> tag,
-      Map<String, List<Integer>> gpuIndices) {
+      Map<String, List<Integer>> gpuIndices,
+      Map<String, Map<Integer, Integer>> shards) {
     /** Holds its nodes and runs (CONFIGURING: its prolog runs, the nodes are its already). */
     boolean running() {
       return state.equals("RUNNING") || state.equals("CONFIGURING");
@@ -39,8 +41,20 @@ final class SlurmTruth {
       return gpuIndices.getOrDefault(node, List.of());
     }
 
+    /**
+     * Its Slurm shards on {@code node}, by GPU index; empty when it has none or Slurm says too
+     * little.
+     */
+    Map<Integer, Integer> shardsOn(String node) {
+      return shards.getOrDefault(node, Map.of());
+    }
+
     Job withGpuIndices(Map<String, List<Integer>> indices) {
-      return new Job(id, state, nodes, user, gpusPerNode, tag, indices);
+      return new Job(id, state, nodes, user, gpusPerNode, tag, indices, shards);
+    }
+
+    Job withShards(Map<String, Map<Integer, Integer>> byNode) {
+      return new Job(id, state, nodes, user, gpusPerNode, tag, gpuIndices, byNode);
     }
 
     /** Pending, running, suspended or requeued: not on its way out. */
@@ -65,9 +79,11 @@ final class SlurmTruth {
       return Optional.empty();
     }
     Map<Long, Map<String, List<Integer>>> indices = gpuIndices(detail);
+    Map<Long, Map<String, Map<Integer, Integer>>> shards = shards(detail);
     return Optional.of(
         parse(out).stream()
             .map(j -> j.withGpuIndices(indices.getOrDefault(j.id(), Map.of())))
+            .map(j -> j.withShards(shards.getOrDefault(j.id(), Map.of())))
             .toList());
   }
 
@@ -76,7 +92,22 @@ final class SlurmTruth {
    * GRES=gpu:h100:4(IDX:0-3)} lines (one per run of nodes with the same allocation).
    */
   static Map<Long, Map<String, List<Integer>>> gpuIndices(String scontrolDetail) {
-    Map<Long, Map<String, List<Integer>>> out = new HashMap<>();
+    return perNode(scontrolDetail, GpuIndices::parse);
+  }
+
+  /**
+   * Job id → node → GPU index → this job's shards on it (issue 46), from the same lines: {@code
+   * GRES=shard:2(2/4,0/4,…)} on 24.11/26.05, {@code GRES=shard:2(IDX:0)} on 22.05 ({@link
+   * GpuShards}).
+   */
+  static Map<Long, Map<String, Map<Integer, Integer>>> shards(String scontrolDetail) {
+    return perNode(scontrolDetail, gres -> GpuShards.parse(gres).map(GpuShards::byGpu));
+  }
+
+  /** Each job's per-node GRES lines read by {@code read}, where it finds something. */
+  private static <T> Map<Long, Map<String, T>> perNode(
+      String scontrolDetail, java.util.function.Function<String, Optional<T>> read) {
+    Map<Long, Map<String, T>> out = new HashMap<>();
     long job = -1;
     for (String line : scontrolDetail.split("\n")) {
       Matcher id = JOB_ID.matcher(line);
@@ -86,10 +117,10 @@ final class SlurmTruth {
       }
       Matcher nodes = NODE_GRES.matcher(line);
       if (job >= 0 && nodes.find()) {
-        Optional<List<Integer>> gpus = GpuIndices.parse(nodes.group(2).trim());
-        if (gpus.isPresent()) {
+        Optional<T> found = read.apply(nodes.group(2).trim());
+        if (found.isPresent()) {
           for (String node : HostList.expand(nodes.group(1))) {
-            out.computeIfAbsent(job, k -> new HashMap<>()).put(node, gpus.get());
+            out.computeIfAbsent(job, k -> new HashMap<>()).put(node, found.get());
           }
         }
       }
@@ -121,6 +152,7 @@ final class SlurmTruth {
               f[3].trim(),
               gpus(f[4]),
               PlaceholderTag.fromComment(f[5].trim()),
+              Map.of(),
               Map.of()));
     }
     return jobs;

@@ -48,6 +48,11 @@ final class SoakChecker {
      * bound of an eviction, 30 s ({@link #HOLDLESS_GPU_BOUND}).
      */
     GPU_HAS_ONE_OWNER(Duration.ofSeconds(2)),
+    /**
+     * Issue 46: the shares our claims consume on one GPU never exceed the shards Slurm gives a GPU
+     * (a share pod is owned as long as it stops, like a whole one: 2 s, as GPU_HAS_ONE_OWNER).
+     */
+    GPU_SHARES_WITHIN_GPU(Duration.ofSeconds(2)),
     /** Two members of one group never on one node. */
     GROUP_MEMBERS_APART(Duration.ofSeconds(5)),
     /** No live placeholder whose pods are all gone (an orphan). */
@@ -76,8 +81,17 @@ final class SoakChecker {
     }
   }
 
-  /** The GPU indices a ResourceClaim's allocation gives the pod it is reserved for. */
-  record ClaimedGpus(String podUid, String claim, List<Integer> indices) {}
+  /**
+   * What a ResourceClaim's allocation gives the pod it is reserved for: whole GPUs by index, and
+   * shares of GPUs (issue 46) by index with the shares consumed.
+   */
+  record ClaimedGpus(
+      String podUid, String claim, List<Integer> indices, Map<Integer, Long> shares) {
+    /** Whole GPUs only. */
+    ClaimedGpus(String podUid, String claim, List<Integer> indices) {
+      this(podUid, claim, indices, Map.of());
+    }
+  }
 
   /**
    * The extender charged job {@code victim} to a budget: {@code by} a pod's PreemptedSlurmJob Event
@@ -102,6 +116,7 @@ final class SoakChecker {
   private long boundPodsChecked;
   private long placeholdersChecked;
   private long claimsChecked;
+  private long shareClaimsChecked;
   private final JobRuns runs = new JobRuns();
   private final Set<Long> placeholderIds = new HashSet<>();
   private final Set<Charge> charges = new HashSet<>();
@@ -117,23 +132,33 @@ final class SoakChecker {
 
   private final boolean nodesHeld;
 
+  /** The shards each GPU has in Slurm (issue 46); 0 on a stack without shards. */
+  private final int shardsPerGpu;
+
   SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions) {
-    this(namespaces, recentActions, true);
+    this(namespaces, recentActions, true, 0);
   }
 
   /**
    * @param nodesHeld Slurm's node Epilog holds an ended placeholder's node until its pod is gone
    *     (batch placeholders); false with external placeholders, which run no Epilog
+   * @param shardsPerGpu the shards each GPU has in Slurm; 0 without shards
    */
-  SoakChecker(Set<String> namespaces, Supplier<List<String>> recentActions, boolean nodesHeld) {
+  SoakChecker(
+      Set<String> namespaces,
+      Supplier<List<String>> recentActions,
+      boolean nodesHeld,
+      int shardsPerGpu) {
     this.namespaces = namespaces;
     this.recentActions = recentActions;
     this.nodesHeld = nodesHeld;
+    this.shardsPerGpu = shardsPerGpu;
   }
 
   /** How long a finding of this invariant may stand. */
   Duration bound(Invariant inv) {
-    return inv == Invariant.GPU_HAS_ONE_OWNER && !nodesHeld ? HOLDLESS_GPU_BOUND : inv.bound;
+    boolean gpus = inv == Invariant.GPU_HAS_ONE_OWNER || inv == Invariant.GPU_SHARES_WITHIN_GPU;
+    return gpus && !nodesHeld ? HOLDLESS_GPU_BOUND : inv.bound;
   }
 
   /** The schedule began something the extender cannot see through (an outage it caused). */
@@ -160,8 +185,9 @@ final class SoakChecker {
     slurm.get().stream()
         .filter(j -> j.tag().filter(t -> namespaces.contains(t.namespace())).isPresent())
         .forEach(j -> placeholderIds.add(j.id()));
-    List<Finding> found = findings(pods, slurm.get(), claims, namespaces);
+    List<Finding> found = findings(pods, slurm.get(), claims, namespaces, shardsPerGpu);
     claimsChecked += claims.size();
+    shareClaimsChecked += claims.stream().filter(c -> !c.shares().isEmpty()).count();
     boundPodsChecked +=
         pods.stream().filter(p -> ours(p, namespaces) && p.getSpec().getNodeName() != null).count();
     placeholdersChecked +=
@@ -449,6 +475,15 @@ final class SoakChecker {
     return claimsChecked;
   }
 
+  int shardsPerGpu() {
+    return shardsPerGpu;
+  }
+
+  /** Allocated claims of shares of a GPU (issue 46) among them. */
+  synchronized long shareClaimsChecked() {
+    return shareClaimsChecked;
+  }
+
   /** Placeholders of ours in Slurm, summed over the checks. */
   synchronized long placeholdersChecked() {
     return placeholdersChecked;
@@ -458,7 +493,21 @@ final class SoakChecker {
 
   static List<Finding> findings(
       List<Pod> pods, List<SlurmTruth.Job> jobs, List<ClaimedGpus> claims, Set<String> namespaces) {
+    return findings(pods, jobs, claims, namespaces, 0);
+  }
+
+  /** The same, on a stack whose GPUs have {@code shardsPerGpu} Slurm shards each (0: none). */
+  static List<Finding> findings(
+      List<Pod> pods,
+      List<SlurmTruth.Job> jobs,
+      List<ClaimedGpus> claims,
+      Set<String> namespaces,
+      int shardsPerGpu) {
     List<Finding> out = new ArrayList<>();
+    out.addAll(wholeBesideShards(jobs));
+    if (shardsPerGpu > 0) {
+      out.addAll(sharesWithinGpus(pods, claims, namespaces, shardsPerGpu));
+    }
     List<Pod> ours = pods.stream().filter(p -> ours(p, namespaces)).toList();
     List<SlurmTruth.Job> placeholders =
         jobs.stream()
@@ -549,28 +598,42 @@ final class SoakChecker {
   }
 
   /**
-   * The GPUs the pod's claims hold on its node: each one its placeholder's, by Slurm's own indices,
-   * and no other running job's. Jobs for which Slurm names no index are not judged.
+   * The GPUs the pod's claims hold on its node, whole or in shares: each one its placeholder's, by
+   * Slurm's own indices (whole GPUs among its GPUs, shares on a GPU its shards are on), and no
+   * other running job's — none holding it whole, none holding shards of a GPU the pod has whole.
+   * Jobs for which Slurm names no index are not judged.
    */
   private static Optional<Finding> gpuOwners(
       Pod p, String node, List<SlurmTruth.Job> jobs, List<ClaimedGpus> claims) {
     List<ClaimedGpus> mine =
         claims.stream().filter(c -> c.podUid().equals(p.getMetadata().getUid())).toList();
-    Set<Integer> claimed = new java.util.TreeSet<>();
-    mine.forEach(c -> claimed.addAll(c.indices()));
-    if (claimed.isEmpty()) {
+    Set<Integer> whole = new TreeSet<>();
+    Set<Integer> shared = new TreeSet<>();
+    mine.forEach(
+        c -> {
+          whole.addAll(c.indices());
+          shared.addAll(c.shares().keySet());
+        });
+    if (whole.isEmpty() && shared.isEmpty()) {
       return Optional.empty();
     }
+    Set<Integer> any = new TreeSet<>(whole);
+    any.addAll(shared);
     List<String> wrong = new ArrayList<>();
     for (SlurmTruth.Job j : jobs) {
-      if (!j.running() || !j.nodes().contains(node) || j.gpusOn(node).isEmpty()) {
+      List<Integer> gpus = j.gpusOn(node);
+      Set<Integer> shardGpus = j.shardsOn(node).keySet();
+      if (!j.running() || !j.nodes().contains(node) || (gpus.isEmpty() && shardGpus.isEmpty())) {
         continue;
       }
       boolean own = j.tag().filter(t -> stands(t, p)).isPresent();
-      if (own && !j.gpusOn(node).containsAll(claimed)) {
-        wrong.add("its placeholder " + j.id() + " holds GPUs " + j.gpusOn(node));
-      } else if (!own && !java.util.Collections.disjoint(j.gpusOn(node), claimed)) {
-        wrong.add("job " + j.id() + " (" + j.user() + ") holds GPUs " + j.gpusOn(node));
+      if (own && !(gpus.containsAll(whole) && shardGpus.containsAll(shared))) {
+        wrong.add(
+            "its placeholder " + j.id() + " holds GPUs " + gpus + ", shards on GPUs " + shardGpus);
+      } else if (!own && !java.util.Collections.disjoint(gpus, any)) {
+        wrong.add("job " + j.id() + " (" + j.user() + ") holds GPUs " + gpus);
+      } else if (!own && !java.util.Collections.disjoint(shardGpus, whole)) {
+        wrong.add("job " + j.id() + " (" + j.user() + ") holds shards of GPUs " + shardGpus);
       }
     }
     return wrong.isEmpty()
@@ -583,11 +646,94 @@ final class SoakChecker {
                     + " on "
                     + node
                     + " claims GPUs "
-                    + claimed
+                    + whole
+                    + " and shares of GPUs "
+                    + shared
                     + " ("
                     + mine.stream().map(ClaimedGpus::claim).toList()
                     + "), yet "
                     + String.join("; ", wrong)));
+  }
+
+  /**
+   * Slurm's side of issue 46: a GPU one running job holds whole while another holds shards of it.
+   * Slurm promises never to; the checker holds it to that.
+   */
+  static List<Finding> wholeBesideShards(List<SlurmTruth.Job> jobs) {
+    Map<String, Long> wholeOwner = new TreeMap<>();
+    Map<String, List<Long>> shardOwners = new TreeMap<>();
+    for (SlurmTruth.Job j : jobs) {
+      if (!j.running()) {
+        continue;
+      }
+      for (String node : j.nodes()) {
+        j.gpusOn(node).forEach(g -> wholeOwner.put(node + " GPU " + g, j.id()));
+        j.shardsOn(node)
+            .keySet()
+            .forEach(
+                g ->
+                    shardOwners
+                        .computeIfAbsent(node + " GPU " + g, k -> new ArrayList<>())
+                        .add(j.id()));
+      }
+    }
+    List<Finding> out = new ArrayList<>();
+    shardOwners.forEach(
+        (gpu, owners) -> {
+          Long whole = wholeOwner.get(gpu);
+          if (whole != null && owners.stream().anyMatch(o -> !o.equals(whole))) {
+            out.add(
+                new Finding(
+                    Invariant.GPU_HAS_ONE_OWNER,
+                    gpu,
+                    gpu
+                        + " is job "
+                        + whole
+                        + "'s whole while jobs "
+                        + owners
+                        + " hold shards of it"));
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The shares our bound pods' claims consume on each GPU (issue 46), pods still stopping included:
+   * never more than the shards Slurm gives a GPU.
+   */
+  static List<Finding> sharesWithinGpus(
+      List<Pod> pods, List<ClaimedGpus> claims, Set<String> namespaces, int shardsPerGpu) {
+    Map<String, String> nodeOf = new HashMap<>();
+    pods.stream()
+        .filter(p -> ours(p, namespaces) && p.getSpec().getNodeName() != null && !finished(p))
+        .forEach(p -> nodeOf.put(p.getMetadata().getUid(), p.getSpec().getNodeName()));
+    Map<String, Long> consumed = new TreeMap<>();
+    Map<String, List<String>> by = new TreeMap<>();
+    for (ClaimedGpus c : claims) {
+      String node = nodeOf.get(c.podUid());
+      if (node == null) {
+        continue;
+      }
+      c.shares()
+          .forEach(
+              (gpu, n) -> {
+                String key = node + " GPU " + gpu;
+                consumed.merge(key, n, Long::sum);
+                by.computeIfAbsent(key, k -> new ArrayList<>()).add(c.claim() + "=" + n);
+              });
+    }
+    List<Finding> out = new ArrayList<>();
+    consumed.forEach(
+        (gpu, n) -> {
+          if (n > shardsPerGpu) {
+            out.add(
+                new Finding(
+                    Invariant.GPU_SHARES_WITHIN_GPU,
+                    gpu,
+                    gpu + " gives " + n + " shares (" + by.get(gpu) + "), it has " + shardsPerGpu));
+          }
+        });
+    return out;
   }
 
   /**
@@ -604,16 +750,26 @@ final class SoakChecker {
           || status.getReservedFor() == null) {
         continue;
       }
-      List<Integer> indices =
-          status.getAllocation().getDevices().getResults().stream()
-              .filter(r -> DraGpus.DRIVER.equals(r.getDriver()))
-              .map(r -> DraGpus.index(r.getDevice()))
-              .flatMap(Optional::stream)
-              .sorted()
-              .toList();
+      List<Integer> indices = new ArrayList<>();
+      Map<Integer, Long> shares = new TreeMap<>();
+      for (var r : status.getAllocation().getDevices().getResults()) {
+        Optional<Integer> index =
+            DraGpus.DRIVER.equals(r.getDriver()) ? DraGpus.index(r.getDevice()) : Optional.empty();
+        if (index.isEmpty()) {
+          continue;
+        }
+        var share =
+            r.getConsumedCapacity() == null ? null : r.getConsumedCapacity().get(DraGpus.SHARES);
+        if (r.getShareID() != null && share != null) {
+          shares.merge(index.get(), share.getNumericalAmount().longValue(), Long::sum);
+        } else {
+          indices.add(index.get());
+        }
+      }
+      indices.sort(null);
       for (var r : status.getReservedFor()) {
-        if ("pods".equals(r.getResource()) && !indices.isEmpty()) {
-          out.add(new ClaimedGpus(r.getUid(), c.getMetadata().getName(), indices));
+        if ("pods".equals(r.getResource()) && !(indices.isEmpty() && shares.isEmpty())) {
+          out.add(new ClaimedGpus(r.getUid(), c.getMetadata().getName(), indices, shares));
         }
       }
     }

@@ -163,6 +163,132 @@ class SoakCheckerTest {
   }
 
   @Test
+  void scontrolsDetailGivesEachJobItsShardsPerGpuInEveryFormSeenLive() {
+    String detail =
+        """
+        JobId=7 JobName=kse-soak-a
+             Nodes=gpu-node-0 CPU_IDs=0 Mem=0 GRES=shard:2(2/4,0/4,0/4,0/4,0/4,0/4,0/4,0/4)
+        JobId=8 JobName=kse-soak-b
+             Nodes=gpu-node-1 CPU_IDs=0 Mem=0 GRES=shard:1(IDX:3)
+        JobId=9 JobName=training
+             Nodes=gpu-node-1 CPU_IDs=0 Mem=0 GRES=gpu:h100:2(IDX:0-1)
+        """;
+    var got = SlurmTruth.shards(detail);
+    assertThat(got).containsOnlyKeys(7L, 8L);
+    assertThat(got.get(7L)).containsEntry("gpu-node-0", Map.of(0, 2));
+    assertThat(got.get(8L)).containsEntry("gpu-node-1", Map.of(3, 1));
+    assertThat(SlurmTruth.gpuIndices(detail)).containsOnlyKeys(9L);
+  }
+
+  /** Issue 46: a pod's share is on a GPU its placeholder's shards are on, and nobody's whole. */
+  @Test
+  void aShareOutsideThePlaceholdersShardsOrOnAGpuHeldWholeIsAFinding() {
+    Pod p = claimingTwo(pod("s", "u1", "gpu-node-0", Map.of(), Map.of()));
+    SlurmTruth.Job own =
+        job(1, "RUNNING", "gpu-node-0", tag("s", "u1"))
+            .withShards(Map.of("gpu-node-0", Map.of(2, 1)));
+    SlurmTruth.Job neighbour =
+        job(2, "RUNNING", "gpu-node-0", Optional.empty())
+            .withShards(Map.of("gpu-node-0", Map.of(2, 3)));
+    SlurmTruth.Job training =
+        job(3, "RUNNING", "gpu-node-0", Optional.empty())
+            .withGpuIndices(Map.of("gpu-node-0", List.of(0, 1)));
+    var onTwo = List.of(new SoakChecker.ClaimedGpus("u1", "s-share", List.of(), Map.of(2, 1L)));
+    assertThat(invariants(List.of(p), List.of(own, neighbour, training), onTwo))
+        .as("the placeholder's and another job's shards on GPU 2, training on 0 and 1")
+        .isEmpty();
+    var onOne = List.of(new SoakChecker.ClaimedGpus("u1", "s-share", List.of(), Map.of(1, 1L)));
+    assertThat(invariants(List.of(p), List.of(own, training), onOne))
+        .as("GPU 1 is training's whole, and not where Slurm put the pod's shard")
+        .containsExactly(Invariant.GPU_HAS_ONE_OWNER);
+    var wholeTwo = List.of(new SoakChecker.ClaimedGpus("u1", "s-gpus", List.of(2)));
+    SlurmTruth.Job ownWhole =
+        job(1, "RUNNING", "gpu-node-0", tag("s", "u1"))
+            .withGpuIndices(Map.of("gpu-node-0", List.of(2)));
+    assertThat(invariants(List.of(p), List.of(ownWhole, neighbour), wholeTwo))
+        .as("a pod's whole GPU with another job's shards on it")
+        .containsOnly(Invariant.GPU_HAS_ONE_OWNER);
+  }
+
+  @Test
+  void slurmGivingAGpuWholeWhileShardsOfItAreHeldIsAFinding() {
+    SlurmTruth.Job shards =
+        job(1, "RUNNING", "gpu-node-0", Optional.empty())
+            .withShards(Map.of("gpu-node-0", Map.of(4, 2)));
+    SlurmTruth.Job whole =
+        job(2, "RUNNING", "gpu-node-0", Optional.empty())
+            .withGpuIndices(Map.of("gpu-node-0", List.of(3, 4)));
+    assertThat(SoakChecker.wholeBesideShards(List.of(shards, whole)))
+        .extracting(Finding::key)
+        .containsExactly("gpu-node-0 GPU 4");
+    SlurmTruth.Job elsewhere =
+        job(2, "RUNNING", "gpu-node-0", Optional.empty())
+            .withGpuIndices(Map.of("gpu-node-0", List.of(0, 1)));
+    assertThat(SoakChecker.wholeBesideShards(List.of(shards, elsewhere))).isEmpty();
+    assertThat(
+            SoakChecker.wholeBesideShards(List.of(shards, job(2, "PENDING", "", Optional.empty()))))
+        .isEmpty();
+  }
+
+  @Test
+  void theSharesOnAGpuNeverExceedItsShardsStoppingPodsIncluded() {
+    Pod a = claimingTwo(pod("a", "u1", "gpu-node-0", Map.of(), Map.of()));
+    Pod b =
+        new PodBuilder(claimingTwo(pod("b", "u2", "gpu-node-0", Map.of(), Map.of())))
+            .editMetadata()
+            .withDeletionTimestamp("2026-11-28T22:00:00Z")
+            .endMetadata()
+            .build();
+    var claims =
+        List.of(
+            new SoakChecker.ClaimedGpus("u1", "a-share", List.of(), Map.of(0, 3L)),
+            new SoakChecker.ClaimedGpus("u2", "b-share", List.of(), Map.of(0, 2L)));
+    assertThat(SoakChecker.sharesWithinGpus(List.of(a, b), claims, NS, 4))
+        .extracting(Finding::invariant, Finding::key)
+        .containsExactly(
+            org.assertj.core.api.Assertions.tuple(
+                Invariant.GPU_SHARES_WITHIN_GPU, "gpu-node-0 GPU 0"));
+    assertThat(SoakChecker.sharesWithinGpus(List.of(a, b), claims, NS, 5)).isEmpty();
+    Pod bFinished = new PodBuilder(b).withNewStatus().withPhase("Succeeded").endStatus().build();
+    assertThat(SoakChecker.sharesWithinGpus(List.of(a, bFinished), claims, NS, 4))
+        .as("a pod whose containers stopped holds no share")
+        .isEmpty();
+  }
+
+  @Test
+  void anAllocatedShareClaimGivesItsPodTheSharesOfItsDevice() {
+    ResourceClaim claim =
+        Serialization.unmarshal(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaim
+            metadata: {name: s-share, namespace: soak}
+            spec:
+              devices:
+                requests:
+                  - name: gpu
+                    exactly:
+                      deviceClassName: gpu.nvidia.com
+                      capacity: {requests: {shares: "1"}}
+            status:
+              allocation:
+                devices:
+                  results:
+                    - request: gpu
+                      driver: gpu.nvidia.com
+                      pool: gpu-node-0
+                      device: gpu-3
+                      shareID: 0f3c1a52-5b0e-4c39-9d0c-7d4a2b0e7c11
+                      consumedCapacity: {shares: "1"}
+              reservedFor:
+                - {resource: pods, name: s, uid: u1}
+            """,
+            ResourceClaim.class);
+    assertThat(SoakChecker.claimedGpus(List.of(claim)))
+        .containsExactly(new SoakChecker.ClaimedGpus("u1", "s-share", List.of(), Map.of(3, 1L)));
+  }
+
+  @Test
   void anAllocatedClaimGivesItsPodsTheIndicesOfItsDevices() {
     ResourceClaim claim =
         Serialization.unmarshal(
@@ -413,6 +539,7 @@ class SoakCheckerTest {
         "kse",
         8,
         tag,
+        Map.of(),
         Map.of());
   }
 

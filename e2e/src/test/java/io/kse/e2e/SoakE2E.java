@@ -46,10 +46,12 @@ class SoakE2E extends Scenario {
     SoakSchedule[] schedule = new SoakSchedule[1];
     // external placeholders run no Epilog: nothing holds their nodes once they end
     boolean held = !"external".equals(env("KSE_E2E_SHAPE", "batch"));
-    SoakChecker checker = new SoakChecker(Set.of(ns), () -> schedule[0].recent(12), held);
+    // a stack with Slurm shards (e2e/cluster/stack --gpu-shards N) soaks shared GPUs too
+    int shards = Integer.parseInt(stack.envIfSet("KSE_LAB_GPU_SHARDS").orElse("0"));
+    SoakChecker checker = new SoakChecker(Set.of(ns), () -> schedule[0].recent(12), held, shards);
     // two replicas unless KSE_SOAK_REPLICAS=1: fail-overs happen
     boolean twoReplicas = !"1".equals(env("KSE_SOAK_REPLICAS", "2"));
-    schedule[0] = new SoakSchedule(stack, ns, checker, seed, twoReplicas);
+    schedule[0] = new SoakSchedule(stack, ns, checker, seed, twoReplicas, shards);
     Map<Path, Long> logsFrom = new LinkedHashMap<>();
     for (String log : List.of("extender.log", "extender-b.log")) {
       Path f = stack.logDir().resolve(log);
@@ -59,8 +61,8 @@ class SoakE2E extends Scenario {
     Path slurmctldLog = Path.of(stack.slurmCluster().env("KSE_LAB_DIR"), "log", "slurmctld.log");
     long slurmctldLogFrom = SlurmPreemptions.end(slurmctldLog);
     System.out.printf(
-        "[soak] seed %d, %.1f minutes, %d extender replica(s)%n",
-        seed, minutes, twoReplicas ? 2 : 1);
+        "[soak] seed %d, %.1f minutes, %d extender replica(s), %d shards per GPU%n",
+        seed, minutes, twoReplicas ? 2 : 1, shards);
 
     VerbErrors verbErrors = new VerbErrors();
     ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor();
@@ -228,13 +230,15 @@ class SoakE2E extends Scenario {
     r.append(
         String.format(
             "%nChecks: %d, one a second (Slurm unreadable in %d: slurmctld restarting); bound pods"
-                + " checked %d, placeholders checked %d, allocated GPU claims checked %d (summed"
-                + " over the checks)%n%n",
+                + " checked %d, placeholders checked %d, allocated GPU claims checked %d, of them"
+                + " shares of a GPU %d (summed over the checks; %d shards per GPU)%n%n",
             checker.ticks(),
             checker.slurmUnreadable(),
             checker.boundPodsChecked(),
             checker.placeholdersChecked(),
-            checker.claimsChecked()));
+            checker.claimsChecked(),
+            checker.shareClaimsChecked(),
+            checker.shardsPerGpu()));
     r.append(
         String.format(
             "Preemptions Slurm recorded for our placeholders (slurmctld.log): %s%n%n",

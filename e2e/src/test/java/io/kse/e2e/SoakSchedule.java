@@ -46,8 +46,18 @@ final class SoakSchedule {
     }
   }
 
-  private static final List<String> DEPLOYMENTS =
-      List.of("serving", "gpus-4", "gpus-2", "gpus-1", "dra-2");
+  /** The Deployments the schedule scales; with shards also {@value #SHARED} (issue 46). */
+  private final List<String> deployments =
+      new ArrayList<>(List.of("serving", "gpus-4", "gpus-2", "gpus-1", "dra-2"));
+
+  /**
+   * On a stack with Slurm shards: a Deployment of quarter-GPU pods (one share, one shard each) of
+   * the tier that may share, stopping slowly as the DRA Deployment's do.
+   */
+  static final String SHARED = "share-1";
+
+  /** The claim template of {@value #SHARED}: one share of a GPU. */
+  private static final String ONE_SHARE = "soak-one-share";
 
   /**
    * The DRA Deployment's pods take this long to stop once deleted, as a model server freeing GPU
@@ -98,8 +108,18 @@ final class SoakSchedule {
   /** At most one outage this often: the checker needs quiet time to hold the system to account. */
   private static final Duration OUTAGE_GAP = Duration.ofSeconds(45);
 
-  SoakSchedule(E2eStack stack, String ns, SoakChecker checker, long seed, boolean twoReplicas) {
+  /** The shards each GPU has in Slurm (issue 46); 0 on a stack without. */
+  private final int shardsPerGpu;
+
+  SoakSchedule(
+      E2eStack stack,
+      String ns,
+      SoakChecker checker,
+      long seed,
+      boolean twoReplicas,
+      int shardsPerGpu) {
     this.twoReplicas = twoReplicas;
+    this.shardsPerGpu = shardsPerGpu;
     this.stack = stack;
     this.kube = stack.kube();
     this.slurm = stack.slurmCluster();
@@ -136,9 +156,13 @@ final class SoakSchedule {
       stack.startReplica();
       note("second replica started (kse-scheduler-b, extender b)");
     }
-    DraGpus.publish(kube, stack.gpuNodes());
+    DraGpus.publish(kube, stack.gpuNodes(), shardsPerGpu);
     DraGpus.template(kube, ns, TWO_GPUS, 2);
-    for (String d : DEPLOYMENTS) {
+    if (shardsPerGpu > 0) {
+      DraGpus.shareTemplate(kube, ns, ONE_SHARE, 1);
+      deployments.add(SHARED);
+    }
+    for (String d : deployments) {
       kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
     }
     // one DRA pod from the start: a short soak holds GPU claims too, whatever its seed scales
@@ -208,12 +232,19 @@ final class SoakSchedule {
     }
   }
 
-  /** No pod of the DRA Deployment left, none held by the slow stop: the namespace can go. */
+  /** No pod of the slow-stopping Deployments left: the namespace can go. */
   private void stopSlowPods() {
-    kube.apps().deployments().inNamespace(ns).withName("dra-2").scale(0);
+    List<String> slow = deployments.stream().filter(SoakSchedule::stopsSlowly).toList();
+    slow.forEach(d -> kube.apps().deployments().inNamespace(ns).withName(d).scale(0));
     Instant until = Instant.now().plusSeconds(60);
     while (Instant.now().isBefore(until)
-        && kube.pods().inNamespace(ns).withLabel("app", "dra-2").list().getItems().size() > 0) {
+        && kube.pods()
+                .inNamespace(ns)
+                .withLabelIn("app", slow.toArray(String[]::new))
+                .list()
+                .getItems()
+                .size()
+            > 0) {
       releaseStopped(Duration.ZERO);
       try {
         Thread.sleep(500);
@@ -245,7 +276,7 @@ final class SoakSchedule {
   // ---- the actions ---------------------------------------------------------------------------
 
   private void scale(Random r) {
-    String d = DEPLOYMENTS.get(r.nextInt(DEPLOYMENTS.size()));
+    String d = deployments.get(r.nextInt(deployments.size()));
     int replicas = r.nextInt(d.equals("serving") ? 3 : 4);
     kube.apps().deployments().inNamespace(ns).withName(d).scale(replicas);
     note("scale " + d + " to " + replicas);
@@ -395,7 +426,7 @@ final class SoakSchedule {
     if (pdb) {
       return;
     }
-    String d = DEPLOYMENTS.get(r.nextInt(DEPLOYMENTS.size()));
+    String d = deployments.get(r.nextInt(deployments.size()));
     kube.policy()
         .v1()
         .podDisruptionBudget()
@@ -646,11 +677,15 @@ final class SoakSchedule {
     Map<String, String> labels = new LinkedHashMap<>(Map.of("app", name));
     if (name.equals("serving") || name.equals("dra-2")) {
       labels.put(SoakChecker.TIER_LABEL, "serving"); // the tier that never shares a GPU
+    } else if (name.equals(SHARED)) {
+      labels.put(SoakChecker.TIER_LABEL, "shared"); // the stack's tier that may
     }
     var spec =
-        name.equals("dra-2")
-            ? DraGpus.podSpec(TWO_GPUS)
-            : Scenario.inferencePodOf(gpus).build().getSpec();
+        switch (name) {
+          case "dra-2" -> DraGpus.podSpec(TWO_GPUS);
+          case SHARED -> DraGpus.podSpec(ONE_SHARE);
+          default -> Scenario.inferencePodOf(gpus).build().getSpec();
+        };
     return new DeploymentBuilder()
         .withNewMetadata()
         .withName(name)
@@ -663,12 +698,17 @@ final class SoakSchedule {
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(labels)
-        .withFinalizers(name.equals("dra-2") ? List.of(SLOW_STOP_FINALIZER) : List.of())
+        .withFinalizers(stopsSlowly(name) ? List.of(SLOW_STOP_FINALIZER) : List.of())
         .endMetadata()
         .withSpec(spec)
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /** The Deployments whose pods hold GPUs through claims stop slowly, as model servers do. */
+  private static boolean stopsSlowly(String deployment) {
+    return deployment.equals("dra-2") || deployment.equals(SHARED);
   }
 
   private Pod groupMember(String group, int size, int index) {
