@@ -165,9 +165,14 @@ final class SoakSchedule {
     for (String d : deployments) {
       kube.apps().deployments().inNamespace(ns).resource(deployment(d)).create();
     }
-    // one DRA pod from the start: a short soak holds GPU claims too, whatever its seed scales
+    // one DRA pod from the start (two sharing a GPU with shards): a short soak holds GPU claims
+    // too, whatever its seed scales
     kube.apps().deployments().inNamespace(ns).withName("dra-2").scale(1);
     note("scale dra-2 to 1");
+    if (shardsPerGpu > 0) {
+      kube.apps().deployments().inNamespace(ns).withName(SHARED).scale(2);
+      note("scale " + SHARED + " to 2");
+    }
   }
 
   /** Runs actions every 1-4 s until {@code until}, then undoes every pending fault. */

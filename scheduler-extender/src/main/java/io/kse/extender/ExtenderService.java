@@ -437,8 +437,22 @@ public final class ExtenderService implements AutoCloseable {
 
   /** Runs the hot paths before this replica says ready (a standby too: it may take over). */
   private void warmUp() {
-    WarmUp.beforeReady(kube.getKubernetesSerialization(), cfg.warmUpRounds(), policy::placement);
+    WarmUp.beforeReady(
+        kube.getKubernetesSerialization(),
+        cfg.warmUpRounds(),
+        policy::placement,
+        cfg.http().tls().isPresent()
+            ? java.util.Optional.empty()
+            : java.util.Optional.of(loopback("http", cfg.host(), port)),
+        loopback("http", cfg.http().opsHost(), opsPort));
     warm.set(true);
+  }
+
+  /** This replica's own listener, as a client on this machine reaches it. */
+  private static java.net.URI loopback(String scheme, String host, int port) {
+    boolean any = host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::");
+    String h = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
+    return java.net.URI.create(scheme + "://" + h + ":" + port);
   }
 
   /** The writer converges every placement; with leader election, only the Lease holder. */
