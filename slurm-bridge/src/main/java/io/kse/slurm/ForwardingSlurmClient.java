@@ -48,6 +48,11 @@ public abstract class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public Optional<SlurmRelease> release() {
+    return delegate().release();
+  }
+
+  @Override
   public void cancel(long jobId) {
     delegate().cancel(jobId);
   }

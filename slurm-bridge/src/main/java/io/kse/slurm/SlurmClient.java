@@ -81,6 +81,14 @@ public interface SlurmClient extends AutoCloseable {
   /** Checks that slurmrestd and slurmctld answer; throws when they do not. */
   void ping();
 
+  /**
+   * The Slurm release slurmrestd answers for, as its answers' {@code meta} says; empty when it says
+   * none. Read once and kept: a call, not a cache read, the first time.
+   */
+  default Optional<SlurmRelease> release() {
+    return Optional.empty();
+  }
+
   @Override
   default void close() {}
 }

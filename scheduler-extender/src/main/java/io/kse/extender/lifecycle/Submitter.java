@@ -94,6 +94,16 @@ final class Submitter {
       reject(placement, refs, r.reason());
       return 0;
     }
+    try {
+      Optional<String> fenced = SharedGpuFence.refusal(facts, slurm::release);
+      if (fenced.isPresent()) {
+        reject(placement, refs, fenced.get());
+        return 0;
+      }
+    } catch (SlurmException e) {
+      failed(placement, refs, e);
+      return 0;
+    }
     Decision.Place place = (Decision.Place) d;
     PodRef lead = refs.get(0);
     PlaceholderTag tag =

@@ -120,6 +120,18 @@ public final class CheckSlurm implements Callable<Integer> {
       if (policy.cluster().gpuShares().isPresent()) {
         diffs.addAll(
             io.kse.policy.drift.SharesDrift.differences(policy.cluster(), slurmSides(slurm)));
+        slurm
+            .release()
+            .filter(r -> !r.keepsShardsApart())
+            .ifPresent(
+                r ->
+                    diffs.add(
+                        "cluster.gpuShares: Slurm "
+                            + r
+                            + " can give a GPU whole while another job holds shards of it"
+                            + " (SchedMD bug 19110, fixed in "
+                            + io.kse.slurm.SlurmRelease.SHARDS_KEPT_APART
+                            + "): the extender refuses pods asking part of a GPU there"));
       }
       if (kubernetes) {
         diffs.addAll(topology(policy, slurm));

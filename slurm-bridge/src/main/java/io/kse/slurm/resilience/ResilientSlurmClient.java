@@ -187,6 +187,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public java.util.Optional<io.kse.slurm.SlurmRelease> release() {
+    return call("release", true, delegate::release);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -167,4 +167,9 @@ public final class RenegotiatingSlurmClient extends ForwardingSlurmClient {
   public void ping() {
     run(SlurmClient::ping);
   }
+
+  @Override
+  public java.util.Optional<io.kse.slurm.SlurmRelease> release() {
+    return call(SlurmClient::release);
+  }
 }

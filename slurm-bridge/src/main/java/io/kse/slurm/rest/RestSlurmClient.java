@@ -365,9 +365,25 @@ public final class RestSlurmClient implements SlurmClient {
     }
   }
 
+  /** The release the last ping's answer named (a Slurm upgrade changes it: each ping reads it). */
+  private volatile java.util.Optional<io.kse.slurm.SlurmRelease> release =
+      java.util.Optional.empty();
+
+  @Override
+  public java.util.Optional<io.kse.slurm.SlurmRelease> release() {
+    if (release.isEmpty()) {
+      JsonNode answer = http.get("ping", path("ping" + slash)).body();
+      release = io.kse.slurm.SlurmRelease.fromMeta(answer.path("meta"));
+    }
+    return release;
+  }
+
   @Override
   public void ping() {
-    JsonNode pings = http.get("ping", path("ping" + slash)).body().path("pings");
+    JsonNode answer = http.get("ping", path("ping" + slash)).body();
+    io.kse.slurm.SlurmRelease.fromMeta(answer.path("meta"))
+        .ifPresent(r -> release = java.util.Optional.of(r));
+    JsonNode pings = answer.path("pings");
     for (JsonNode p : pings) {
       boolean up =
           p.has("responding")

@@ -62,6 +62,15 @@ class SlurmBridgeIT {
     assertThat(slurm.apiVersion()).isEqualTo(LocalSlurmCluster.expectedApiVersion());
   }
 
+  /** Issue 46's fence reads the release from slurmrestd's own answers, on every version. */
+  @Test
+  void slurmrestdSaysWhichSlurmReleaseItSpeaksFor() {
+    io.kse.slurm.SlurmRelease r = slurm.release().orElseThrow();
+    assertThat(String.format("%d.%02d", r.major(), r.minor()))
+        .isEqualTo(LocalSlurmCluster.version());
+    assertThat(r.keepsShardsApart()).isEqualTo(!LocalSlurmCluster.version().equals("22.05"));
+  }
+
   @Test
   void aPlaceholderRunsOnOneNodeWithTheRequestedGpus() {
     long t0 = System.nanoTime();

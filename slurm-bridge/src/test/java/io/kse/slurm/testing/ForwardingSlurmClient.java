@@ -104,4 +104,10 @@ public class ForwardingSlurmClient implements SlurmClient {
     before();
     delegate.ping();
   }
+
+  @Override
+  public java.util.Optional<io.kse.slurm.SlurmRelease> release() {
+    before();
+    return delegate.release();
+  }
 }
