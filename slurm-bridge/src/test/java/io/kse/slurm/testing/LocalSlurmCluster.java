@@ -26,7 +26,9 @@ public final class LocalSlurmCluster {
     /** partition-priority preemption, no slurmdbd: fast to start. */
     PARTITION("/tmp/kse-it-slurm", 17100, 16820),
     /** MariaDB + slurmdbd, QoS tiers, preempt/qos. */
-    ACCOUNTING("/tmp/kse-it-slurm-acct", 17300, 16830);
+    ACCOUNTING("/tmp/kse-it-slurm-acct", 17300, 16830),
+    /** One GPU node whose GPUs have 4 Slurm shards each (issue 46). */
+    SHARDS("/tmp/kse-it-slurm-shards", 17500, 16845);
 
     final String dir;
     final int basePort;
@@ -141,7 +143,7 @@ public final class LocalSlurmCluster {
                 "--dir",
                 dir(mode),
                 "--nodes",
-                "8",
+                mode == Mode.SHARDS ? "1" : "8",
                 "--base-port",
                 Integer.toString(mode.basePort + shift()),
                 "--rest-port",
@@ -151,7 +153,9 @@ public final class LocalSlurmCluster {
     if (mode == Mode.ACCOUNTING) {
       cmd.add("--accounting");
     }
-    if ("26.05".equals(version())) { // nodes without slurmd, in a partition of their own
+    if (mode == Mode.SHARDS) {
+      cmd.addAll(List.of("--gpu-shards", "4"));
+    } else if ("26.05".equals(version())) { // nodes without slurmd, in a partition of their own
       cmd.addAll(List.of("--external-nodes", "2"));
     }
     run(cmd, Duration.ofMinutes(10));
