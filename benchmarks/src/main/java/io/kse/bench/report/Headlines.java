@@ -194,7 +194,8 @@ final class Headlines {
             + ")",
         "—");
     row(
-        "shared GPU (a quarter: 1 of 4 Slurm shards through a DRA share, Slurm 22.05;"
+        "shared GPU (a quarter: 1 of 4 Slurm shards through a DRA share, Slurm 26.05: 22.05"
+            + " mixes shards and whole GPUs and the extender refuses part of one there;"
             + " docs/gpu-sharing.md), creation → bound, p50 (5, one at a time) / GPUs held by 8"
             + " replicas created at once",
         v("shared.shared_ttb_p50_ms")
