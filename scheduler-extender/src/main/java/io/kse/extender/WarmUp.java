@@ -13,13 +13,20 @@ import io.kse.extender.wire.FilterResponse;
 import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -50,8 +57,8 @@ final class WarmUp {
       KubernetesSerialization json,
       int rounds,
       Supplier<PlacementPolicy> policy,
-      java.util.Optional<java.net.URI> verbs,
-      java.net.URI ops) {
+      Optional<URI> verbs,
+      URI ops) {
     try {
       Cost c =
           run(
@@ -90,28 +97,25 @@ final class WarmUp {
    *
    * @param verbs the verbs listener, or empty when it speaks TLS (this client would not trust it)
    */
-  static Cost overLoopback(
-      java.util.Optional<java.net.URI> verbs, java.net.URI ops, byte[] filterBody, int rounds) {
+  static Cost overLoopback(Optional<URI> verbs, URI ops, byte[] filterBody, int rounds) {
     long wall0 = System.nanoTime();
     long cpu0 = cpuNanos();
-    java.net.http.HttpClient client =
-        java.net.http.HttpClient.newBuilder()
-            .version(java.net.http.HttpClient.Version.HTTP_1_1)
+    HttpClient client =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();
-    java.net.http.HttpRequest health =
-        java.net.http.HttpRequest.newBuilder(ops.resolve("/healthz"))
-            .timeout(Duration.ofSeconds(2))
-            .build();
-    java.util.Optional<java.net.http.HttpRequest> filter =
+    HttpRequest health =
+        HttpRequest.newBuilder(ops.resolve("/healthz")).timeout(Duration.ofSeconds(2)).build();
+    Optional<HttpRequest> filter =
         verbs.map(
             v ->
-                java.net.http.HttpRequest.newBuilder(v.resolve("/filter"))
+                HttpRequest.newBuilder(v.resolve("/filter"))
                     .timeout(Duration.ofSeconds(2))
                     .header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(filterBody))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(filterBody))
                     .build());
-    var body = java.net.http.HttpResponse.BodyHandlers.ofByteArray();
+    var body = HttpResponse.BodyHandlers.ofByteArray();
     try {
       for (int i = 0; i < rounds; i++) {
         client.send(health, body);
@@ -119,8 +123,8 @@ final class WarmUp {
           client.send(filter.get(), body);
         }
       }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
