@@ -42,7 +42,8 @@ final class ClusterParser {
           List.of(),
           0,
           Optional.empty(),
-          Optional.empty());
+          Optional.empty(),
+          Map.of());
     }
     r.keys(
         c,
@@ -59,7 +60,8 @@ final class ClusterParser {
         "kubernetesOnlyResources",
         "gpusPerNode",
         "tpu",
-        "gpuShares");
+        "gpuShares",
+        "migProfiles");
     ClusterSpec.PreemptMode mode =
         r.text(c, p, "preemptMode")
             .map(m -> r.enumValue(p + ".preemptMode", m, ClusterSpec.PreemptMode.class))
@@ -87,8 +89,32 @@ final class ClusterParser {
             : Optional.empty(),
         c.has("gpuShares")
             ? Optional.of(gpuShares(c.get("gpuShares"), p + ".gpuShares"))
-            : Optional.empty());
+            : Optional.empty(),
+        migProfiles(c, p));
   }
+
+  /** {@code cluster.migProfiles}: each MIG profile a claim may ask → its Slurm GRES type. */
+  Map<String, String> migProfiles(JsonNode c, String p) {
+    Map<String, String> out = r.stringMap(c, p, "migProfiles");
+    out.forEach(
+        (profile, type) -> {
+          if (!MIG_NAME.matcher(profile).matches()) {
+            r.problem(
+                p + ".migProfiles",
+                "\"" + profile + "\" is not a MIG profile name (e.g. 1g.10gb, 3g.40gb)");
+          }
+          if (!MIG_NAME.matcher(type).matches()) {
+            r.problem(
+                p + ".migProfiles." + profile,
+                "\"" + type + "\" is not a Slurm GRES type (e.g. h100_1g.10gb)");
+          }
+        });
+    return out;
+  }
+
+  /** A MIG profile or a Slurm GRES type: letters, digits, '.', '_', '-', '+'. */
+  private static final java.util.regex.Pattern MIG_NAME =
+      java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}");
 
   /** {@code cluster.gpuShares}: Slurm's shard GRES and the shares each GPU has. */
   GpuShares gpuShares(JsonNode g, String p) {

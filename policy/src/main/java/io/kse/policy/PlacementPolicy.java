@@ -142,7 +142,8 @@ public final class PlacementPolicy {
         l.activeDeadlineSeconds(),
         dra,
         l.nodeSelector(),
-        g.members().stream().mapToLong(PodFacts::draGpuShares).max().orElse(0));
+        g.members().stream().mapToLong(PodFacts::draGpuShares).max().orElse(0),
+        l.draMigDevices());
   }
 
   private static boolean sameRequests(PodFacts a, PodFacts b) {
@@ -292,6 +293,7 @@ public final class PlacementPolicy {
     List<String> parts = new ArrayList<>();
     ClusterSpec c = policy.cluster();
     GpuShareRules.shards(policy.cluster(), pod, tier, record).ifPresent(parts::add);
+    parts.addAll(MigRules.gres(policy.cluster(), pod, tier, record));
     if (pod.gpus() > 0) {
       parts.add(c.gpuGres() + c.gpuType().map(t -> ":" + t).orElse("") + ":" + pod.gpus());
     }

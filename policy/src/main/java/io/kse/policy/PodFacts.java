@@ -17,6 +17,7 @@ import java.util.OptionalLong;
  *     allocates those claims from the GPUs Slurm gives the placeholder)
  * @param nodeSelector the pod's {@code spec.nodeSelector}: a TPU pod names its slice there
  * @param draGpuShares shares of one GPU the pod asks through ResourceClaims (issue 46)
+ * @param draMigDevices MIG devices the pod asks through ResourceClaims, by profile (issue 46)
  */
 public record PodFacts(
     String namespace,
@@ -33,7 +34,8 @@ public record PodFacts(
     OptionalLong activeDeadlineSeconds,
     long draGpus,
     Map<String, String> nodeSelector,
-    long draGpuShares) {
+    long draGpuShares,
+    Map<String, Long> draMigDevices) {
 
   public static final String GPU = "nvidia.com/gpu";
 
@@ -42,6 +44,43 @@ public record PodFacts(
     annotations = Map.copyOf(annotations);
     extendedResources = Map.copyOf(extendedResources);
     nodeSelector = Map.copyOf(nodeSelector);
+    draMigDevices = Map.copyOf(draMigDevices);
+  }
+
+  /** The same without MIG devices. */
+  public PodFacts(
+      String namespace,
+      String name,
+      String uid,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      Optional<String> priorityClassName,
+      OptionalInt priority,
+      Optional<String> owner,
+      long cpuMillis,
+      long memoryBytes,
+      Map<String, Long> extendedResources,
+      OptionalLong activeDeadlineSeconds,
+      long draGpus,
+      Map<String, String> nodeSelector,
+      long draGpuShares) {
+    this(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        priorityClassName,
+        priority,
+        owner,
+        cpuMillis,
+        memoryBytes,
+        extendedResources,
+        activeDeadlineSeconds,
+        draGpus,
+        nodeSelector,
+        draGpuShares,
+        Map.of());
   }
 
   /** A pod that asks no GPU through DRA and selects no nodes. */
@@ -78,21 +117,27 @@ public record PodFacts(
 
   /** This pod, asking {@code gpus} GPUs through DRA ResourceClaims. */
   public PodFacts withDraGpus(long gpus) {
-    return with(gpus, nodeSelector, draGpuShares);
+    return with(gpus, nodeSelector, draGpuShares, draMigDevices);
   }
 
   /** This pod, asking {@code shares} of one GPU through DRA ResourceClaims. */
   public PodFacts withDraGpuShares(long shares) {
-    return with(draGpus, nodeSelector, shares);
+    return with(draGpus, nodeSelector, shares, draMigDevices);
+  }
+
+  /** This pod, asking these MIG devices (profile → count) through DRA ResourceClaims. */
+  public PodFacts withDraMigDevices(Map<String, Long> mig) {
+    return with(draGpus, nodeSelector, draGpuShares, mig);
   }
 
   /** This pod, with {@code spec.nodeSelector} {@code selector}. */
   public PodFacts withNodeSelector(Map<String, String> selector) {
-    return with(draGpus, selector, draGpuShares);
+    return with(draGpus, selector, draGpuShares, draMigDevices);
   }
 
   /** This pod with what the extender learns besides its manifest: its claims and selector. */
-  private PodFacts with(long dra, Map<String, String> selector, long shares) {
+  private PodFacts with(
+      long dra, Map<String, String> selector, long shares, Map<String, Long> mig) {
     return new PodFacts(
         namespace,
         name,
@@ -108,7 +153,8 @@ public record PodFacts(
         activeDeadlineSeconds,
         dra,
         selector,
-        shares);
+        shares,
+        mig);
   }
 
   /** Every GPU the pod asks, however it asks them: what its placeholder holds per node. */

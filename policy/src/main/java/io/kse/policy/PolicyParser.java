@@ -221,10 +221,11 @@ public final class PolicyParser {
 
   private boolean shareGpus(JsonNode t, String p, ClusterSpec cluster) {
     boolean share = r.bool(t, p, "shareGpus", false);
-    if (share && cluster.gpuShares().isEmpty()) {
+    if (share && cluster.gpuShares().isEmpty() && cluster.migProfiles().isEmpty()) {
       r.problem(
           p + ".shareGpus",
-          "needs cluster.gpuShares (the Slurm shard GRES and how many shares each GPU has)");
+          "needs cluster.gpuShares (the Slurm shard GRES and how many shares each GPU has) or"
+              + " cluster.migProfiles (MIG profiles and their Slurm GRES types)");
     }
     return share;
   }

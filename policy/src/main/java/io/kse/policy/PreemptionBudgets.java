@@ -71,8 +71,9 @@ final class PreemptionBudgets {
         continue;
       }
       PreemptionLedger.Usage used = ledger.usage(tier.name(), b.window(), now);
-      // a share of a GPU may preempt a whole GPU's worth (Slurm frees whole GPUs for shards)
-      long gpus = (pod.gpus() + (pod.draGpuShares() > 0 ? 1 : 0)) * nodes;
+      // a share of a GPU or a MIG slice may preempt a whole GPU's worth (a job holding the GPU)
+      boolean part = pod.draGpuShares() > 0 || !pod.draMigDevices().isEmpty();
+      long gpus = (pod.gpus() + (part ? 1 : 0)) * nodes;
       if (used.gpus() + gpus > b.maxGpus() || used.nodes() + nodes > b.maxNodes()) {
         return Optional.of(
             "budget of tier "

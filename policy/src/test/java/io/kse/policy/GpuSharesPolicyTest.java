@@ -119,10 +119,12 @@ class GpuSharesPolicyTest {
   void aSharingTierNeedsTheClustersSharesAtLoad() {
     String yaml =
         Policies.example("shared-gpus.yaml")
-            .replaceAll("(?s)  gpuShares:.*?capacity: shares\n", "");
+            .replaceAll("(?s)  gpuShares:.*?capacity: shares\n", "")
+            .replaceAll("(?s)  # MIG slices.*?3g.40gb: h100_3g.40gb\n", "");
     assertThatThrownBy(() -> PolicyParser.parse(yaml, "x.yaml"))
         .isInstanceOf(PolicyValidationException.class)
         .hasMessageContaining("tiers[0].shareGpus")
-        .hasMessageContaining("needs cluster.gpuShares");
+        .hasMessageContaining("needs cluster.gpuShares")
+        .hasMessageContaining("or cluster.migProfiles");
   }
 }

@@ -28,6 +28,10 @@ import java.util.Optional;
  *     that may not have it.
  * @param tpu the TPU slices the cluster has, if any (see {@link TpuSlices})
  * @param gpuShares how part of a GPU is asked and held, if pods may share GPUs ({@link GpuShares})
+ * @param migProfiles MIG devices (issue 46): the profile a ResourceClaim asks (the DRA driver's
+ *     {@code profile} attribute, e.g. {@code 1g.10gb}) → the Slurm GRES type of that MIG slice
+ *     (e.g. {@code h100_1g.10gb}): a pod's MIG device becomes {@code gpu:<type>:1} on its
+ *     placeholder
  */
 public record ClusterSpec(
     PreemptMode preemptMode,
@@ -42,7 +46,8 @@ public record ClusterSpec(
     List<String> kubernetesOnlyResources,
     int gpusPerNode,
     Optional<TpuSlices> tpu,
-    Optional<GpuShares> gpuShares) {
+    Optional<GpuShares> gpuShares,
+    Map<String, String> migProfiles) {
 
   /** The topology key GPU Operator / the NVIDIA DRA driver label GB200 NVLink domains with. */
   public static final String NVIDIA_CLIQUE_LABEL = "nvidia.com/gpu.clique";
@@ -57,6 +62,7 @@ public record ClusterSpec(
     nvlinkDomainTopologyKeys = List.copyOf(nvlinkDomainTopologyKeys);
     extendedResources = Map.copyOf(extendedResources);
     kubernetesOnlyResources = List.copyOf(kubernetesOnlyResources);
+    migProfiles = Map.copyOf(migProfiles);
   }
 
   /** Whether Kubernetes alone accounts for this resource (listed, or matched by a prefix*). */
