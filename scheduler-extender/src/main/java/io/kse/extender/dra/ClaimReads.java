@@ -49,7 +49,15 @@ final class ClaimReads {
         DeviceAttribute a =
             d.getAttributes() == null ? null : d.getAttributes().get(indexAttribute);
         if (a != null && a.getInt() != null) {
-          out.add(new GpuDevice(driver, s.getSpec().getPool().getName(), d.getName(), a.getInt()));
+          DeviceAttribute profile =
+              d.getAttributes() == null ? null : d.getAttributes().get(PROFILE_ATTRIBUTE);
+          out.add(
+              new GpuDevice(
+                  driver,
+                  s.getSpec().getPool().getName(),
+                  d.getName(),
+                  a.getInt(),
+                  profile == null || profile.getString() == null ? "" : profile.getString()));
         }
       }
     }
@@ -165,6 +173,62 @@ final class ClaimReads {
     return v.longValueExact();
   }
 
+  /** The MIG profile attribute NVIDIA's DRA driver publishes on a MIG device. */
+  static final String PROFILE_ATTRIBUTE = "profile";
+
+  /**
+   * A selector naming a MIG profile: {@code device.attributes['gpu.nvidia.com'].profile ==
+   * '1g.10gb'} (either quotes), the form NVIDIA's examples use.
+   */
+  private static final java.util.regex.Pattern PROFILE_SELECTOR =
+      java.util.regex.Pattern.compile(
+          "^\\s*device\\.attributes\\[\\s*['\"]([^'\"]+)['\"]\\s*\\]\\.profile\\s*==\\s*['\"]([^'\"]+)['\"]\\s*$");
+
+  /**
+   * The MIG profile an exact request's selectors name (issue 46); empty when none names one. A
+   * request that names a profile must name one, for our driver, and select nothing else: what Slurm
+   * allocates is a GPU of that profile's type, nothing finer.
+   */
+  private String migProfileOf(
+      String claim,
+      String request,
+      io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest e) {
+    if (e.getSelectors() == null || e.getSelectors().isEmpty()) {
+      return "";
+    }
+    List<String> profiles = new ArrayList<>();
+    List<String> others = new ArrayList<>();
+    for (var sel : e.getSelectors()) {
+      String cel = sel.getCel() == null ? null : sel.getCel().getExpression();
+      java.util.regex.Matcher m = cel == null ? null : PROFILE_SELECTOR.matcher(cel);
+      if (m != null && m.matches() && m.group(1).equals(driver)) {
+        profiles.add(m.group(2));
+      } else {
+        others.add(cel == null ? "(not CEL)" : cel);
+      }
+    }
+    if (profiles.isEmpty()) {
+      return "";
+    }
+    if (profiles.size() > 1 || !others.isEmpty()) {
+      throw new ClaimProblem(
+          "ResourceClaim "
+              + claim
+              + " request "
+              + request
+              + " selects a MIG device by "
+              + profiles.size()
+              + " profile selector(s) and "
+              + others.size()
+              + " other(s) "
+              + others
+              + "; name one profile, device.attributes['"
+              + driver
+              + "'].profile == '<profile>', and nothing else (Slurm allocates by type)");
+    }
+    return profiles.get(0);
+  }
+
   List<GpuRequest> requests(String claim, ResourceClaim c) {
     return requests(claim, c.getSpec().getDevices().getRequests());
   }
@@ -185,7 +249,8 @@ final class ClaimReads {
               e.getAllocationMode() == null ? "ExactCount" : e.getAllocationMode(),
               e.getCount() == null ? 1 : e.getCount(),
               false,
-              sharesOf(e)));
+              sharesOf(e),
+              migProfileOf(claim, r.getName(), e)));
     }
     return out;
   }

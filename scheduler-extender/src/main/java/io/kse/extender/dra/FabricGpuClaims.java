@@ -75,7 +75,8 @@ public final class FabricGpuClaims implements GpuClaims {
     List<GpuRequest> requests = reads.templateRequests(pod); // read once for both
     return new Asks(
         GpuAllocationPlan.gpusAsked(requests, gpuClasses),
-        GpuAllocationPlan.sharesAsked(requests, gpuClasses));
+        GpuAllocationPlan.sharesAsked(requests, gpuClasses),
+        GpuAllocationPlan.migAsked(requests, gpuClasses));
   }
 
   @Override

@@ -21,8 +21,8 @@ public final class GpuAllocationPlan {
   public static long gpusAsked(List<GpuRequest> requests, Set<String> gpuClasses) {
     long n = 0;
     for (GpuRequest r : requests) {
-      if (r.shares() > 0) {
-        continue; // part of a GPU: sharesAsked
+      if (r.shares() > 0 || r.mig()) {
+        continue; // part of a GPU: sharesAsked, migAsked
       }
       String where = "ResourceClaim " + r.claim() + " request " + r.request();
       if (r.firstAvailable()) {
@@ -54,6 +54,40 @@ public final class GpuAllocationPlan {
       n += r.count();
     }
     return n;
+  }
+
+  /**
+   * The MIG devices the requests ask, by profile (issue 46): exact counts of a GPU class, never
+   * beside whole GPUs or shares; empty when none asks a MIG profile.
+   */
+  public static Map<String, Long> migAsked(List<GpuRequest> requests, Set<String> gpuClasses) {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    for (GpuRequest r : requests) {
+      if (!r.mig()) {
+        continue;
+      }
+      String where = "ResourceClaim " + r.claim() + " request " + r.request();
+      if (!gpuClasses.contains(r.deviceClass())) {
+        throw new ClaimProblem(
+            where
+                + " asks a MIG device of class "
+                + r.deviceClass()
+                + "; this scheduler profile allocates only GPU classes "
+                + gpuClasses
+                + " (KSE_DRA_GPU_DEVICE_CLASSES: add the MIG class, e.g. mig.nvidia.com)");
+      }
+      if (!"ExactCount".equals(r.allocationMode()) || r.count() < 1 || r.shares() > 0) {
+        throw new ClaimProblem(where + " must ask an exact count of MIG devices of its profile");
+      }
+      out.merge(r.migProfile(), r.count(), Long::sum);
+    }
+    if (!out.isEmpty()
+        && (gpusAsked(requests, gpuClasses) > 0 || sharesAsked(requests, gpuClasses) > 0)) {
+      throw new ClaimProblem(
+          "the pod's claims ask MIG devices beside whole GPUs or shares of one; a pod takes one"
+              + " kind of GPU");
+    }
+    return out;
   }
 
   /**
@@ -151,6 +185,7 @@ public final class GpuAllocationPlan {
       List<GpuDevice> published,
       String node) {
     long asked = gpusAsked(requests, gpuClasses);
+    Map<String, Long> mig = migAsked(requests, gpuClasses);
     if (requests.stream().anyMatch(r -> r.shares() > 0)) {
       throw new ClaimProblem(
           "the pod's claims ask a share of a GPU, but its Slurm placeholder holds no shards on "
@@ -159,11 +194,12 @@ public final class GpuAllocationPlan {
               + indices
               + ")");
     }
-    if (asked != indices.size()) {
+    long migTotal = mig.values().stream().mapToLong(Long::longValue).sum();
+    if (asked + migTotal != indices.size()) {
       throw new ClaimProblem(
           "the pod's claims ask "
-              + asked
-              + " GPU(s), but its Slurm placeholder holds "
+              + (mig.isEmpty() ? asked + " GPU(s)" : "MIG devices " + mig)
+              + ", but its Slurm placeholder holds "
               + indices.size()
               + " on "
               + node
@@ -186,26 +222,62 @@ public final class GpuAllocationPlan {
                 + "); cannot tell which one Slurm means");
       }
     }
+    // Slurm's indices, each to its published device, queued by kind: whole GPUs ("") and MIG
+    // devices by profile; each request takes from its kind's queue, in Slurm's order
+    Map<String, java.util.ArrayDeque<GpuDevice>> byKind = new HashMap<>();
+    for (int idx : indices) {
+      GpuDevice d = byIndex.get((long) idx);
+      if (d == null) {
+        throw new ClaimProblem(
+            "Slurm gave GPU index "
+                + idx
+                + " on "
+                + node
+                + ", but no ResourceSlice of that node publishes a GPU with that index"
+                + " (published: "
+                + published.stream().map(GpuDevice::index).sorted().toList()
+                + ")");
+      }
+      byKind.computeIfAbsent(d.profile(), k -> new java.util.ArrayDeque<>()).add(d);
+    }
     List<Assignment> out = new ArrayList<>();
-    int next = 0;
     for (GpuRequest r : requests) {
+      java.util.ArrayDeque<GpuDevice> q =
+          byKind.getOrDefault(r.migProfile(), new java.util.ArrayDeque<>());
       for (long i = 0; i < r.count(); i++) {
-        int idx = indices.get(next++);
-        GpuDevice d = byIndex.get((long) idx);
+        GpuDevice d = q.poll();
         if (d == null) {
           throw new ClaimProblem(
-              "Slurm gave GPU index "
-                  + idx
-                  + " on "
+              "ResourceClaim "
+                  + r.claim()
+                  + " request "
+                  + r.request()
+                  + " asks "
+                  + (r.mig() ? "MIG devices of profile " + r.migProfile() : "whole GPUs")
+                  + ", but the devices published at the indices Slurm gave on "
                   + node
-                  + ", but no ResourceSlice of that node publishes a GPU with that index"
-                  + " (published: "
-                  + published.stream().map(GpuDevice::index).sorted().toList()
-                  + ")");
+                  + " "
+                  + indices
+                  + " are "
+                  + kinds(indices, byIndex));
         }
         out.add(new Assignment(r.claim(), r.request(), d));
       }
     }
     return out;
+  }
+
+  /** What each of Slurm's indices is published as, for a refusal. */
+  private static String kinds(List<Integer> indices, Map<Long, GpuDevice> byIndex) {
+    List<String> out = new ArrayList<>();
+    for (int idx : indices) {
+      GpuDevice d = byIndex.get((long) idx);
+      out.add(
+          idx
+              + ": "
+              + d.name()
+              + (d.profile().isEmpty() ? " (a GPU)" : " (MIG " + d.profile() + ")"));
+    }
+    return out.toString();
   }
 }

@@ -21,8 +21,12 @@ public interface GpuClaims {
     return 0;
   }
 
-  /** Whole GPUs and shares of one GPU a pod's claims ask. */
-  record Asks(long gpus, long shares) {}
+  /** Whole GPUs, shares of one GPU and MIG devices by profile a pod's claims ask. */
+  record Asks(long gpus, long shares, java.util.Map<String, Long> mig) {
+    public Asks(long gpus, long shares) {
+      this(gpus, shares, java.util.Map.of());
+    }
+  }
 
   /** Both at once: an implementation reading the claims answers from one read. */
   default Asks asks(Pod pod) {

@@ -10,6 +10,8 @@ package io.kse.extender.dra;
  * @param count how many devices it asks ({@code ExactCount})
  * @param firstAvailable whether it is a list of alternatives rather than one exact request
  * @param shares the share capacity it asks of one GPU (issue 46); 0: whole devices
+ * @param migProfile the MIG profile its selector names (issue 46), e.g. {@code 1g.10gb}; empty: not
+ *     a MIG request
  */
 public record GpuRequest(
     String claim,
@@ -18,7 +20,8 @@ public record GpuRequest(
     String allocationMode,
     long count,
     boolean firstAvailable,
-    long shares) {
+    long shares,
+    String migProfile) {
   /** A request of whole devices. */
   public GpuRequest(
       String claim,
@@ -27,6 +30,23 @@ public record GpuRequest(
       String allocationMode,
       long count,
       boolean firstAvailable) {
-    this(claim, request, deviceClass, allocationMode, count, firstAvailable, 0);
+    this(claim, request, deviceClass, allocationMode, count, firstAvailable, 0, "");
+  }
+
+  /** A request of whole devices or shares of one. */
+  public GpuRequest(
+      String claim,
+      String request,
+      String deviceClass,
+      String allocationMode,
+      long count,
+      boolean firstAvailable,
+      long shares) {
+    this(claim, request, deviceClass, allocationMode, count, firstAvailable, shares, "");
+  }
+
+  /** Whether it asks MIG devices of a profile. */
+  public boolean mig() {
+    return !migProfile.isEmpty();
   }
 }

@@ -35,7 +35,8 @@ public final class PodFactsReader {
     GpuClaims.Asks asks = gpuClaims.asks(pod);
     return PodManifest.facts(JSON.valueToTree(pod))
         .withDraGpus(asks.gpus())
-        .withDraGpuShares(asks.shares());
+        .withDraGpuShares(asks.shares())
+        .withDraMigDevices(asks.mig());
   }
 
   /**

@@ -37,6 +37,11 @@ class FabricGpuClaimsTest {
     for (int i = 0; i < 8; i++) {
       devices.append("    - {name: gpu-%d, attributes: {index: {int: %d}}}\n".formatted(i, i));
     }
+    // MIG slices as NVIDIA's driver names them, with the index Slurm's gres.conf gives them
+    devices.append(
+        "    - {name: gpu-7-mig-19-0-1, attributes: {index: {int: 8}, profile: {string: 1g.10gb}}}\n");
+    devices.append(
+        "    - {name: gpu-7-mig-9-4-4, attributes: {index: {int: 9}, profile: {string: 3g.40gb}}}\n");
     ResourceSlice slice =
         Serialization.unmarshal(
             """
@@ -177,6 +182,60 @@ class FabricGpuClaimsTest {
                     .formatted(name, ns, shares),
                 ResourceClaim.class))
         .create();
+  }
+
+  void migClaim(String name, String... selectors) {
+    StringBuilder sel = new StringBuilder();
+    for (String cel : selectors) {
+      sel.append("                          - cel: {expression: \"%s\"}\n".formatted(cel));
+    }
+    client
+        .resource(
+            Serialization.unmarshal(
+                """
+                apiVersion: resource.k8s.io/v1
+                kind: ResourceClaim
+                metadata: {name: %s, namespace: %s}
+                spec:
+                  devices:
+                    requests:
+                      - name: slice
+                        exactly:
+                          deviceClassName: gpu.nvidia.com
+                          selectors:
+                %s"""
+                    .formatted(name, ns, sel),
+                ResourceClaim.class))
+        .create();
+  }
+
+  /** Issue 46: a MIG claim gets the MIG device at the index Slurm gave its placeholder. */
+  @Test
+  void aMigClaimGetsTheMigDeviceSlurmChoseAndOfItsProfileOnly() {
+    migClaim("slice", "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'");
+    Pod pod = pod("slice");
+    assertThat(claims.asks(pod).mig()).containsExactly(java.util.Map.entry("1g.10gb", 1L));
+    assertThat(claims.gpusAsked(pod)).isZero();
+    assertThatThrownBy(() -> claims.allocate(pod, "node-a", List.of(9)))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("asks MIG devices of profile 1g.10gb")
+        .hasMessageContaining("9: gpu-7-mig-9-4-4 (MIG 3g.40gb)");
+    claims.allocate(pod, "node-a", List.of(8));
+    assertThat(get("slice").getStatus().getAllocation().getDevices().getResults())
+        .extracting(DeviceRequestAllocationResult::getDevice)
+        .containsExactly("gpu-7-mig-19-0-1");
+  }
+
+  @Test
+  void aMigSelectorBesideOtherSelectorsIsRefusedByName() {
+    migClaim(
+        "odd",
+        "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'",
+        "device.attributes['gpu.nvidia.com'].productName == 'H100'");
+    assertThatThrownBy(() -> claims.asks(pod("odd")))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("selects a MIG device by 1 profile selector(s) and 1 other(s)")
+        .hasMessageContaining("name one profile");
   }
 
   /** Issue 46: a share of the GPU Slurm put the shards on, under a share ID of its own. */

@@ -40,6 +40,37 @@ class GpuAllocationPlanTest {
     assertThat(plan).allMatch(a -> a.device().pool().equals("gpu-node-3"));
   }
 
+  static GpuRequest mig(String claim, String profile, long count) {
+    return new GpuRequest(claim, "slice", "gpu.nvidia.com", "ExactCount", count, false, 0, profile);
+  }
+
+  @Test
+  void migRequestsTakeTheMigDevicesOfTheirProfileAtSlurmsIndicesWholeOnesNone() {
+    List<GpuDevice> published = new ArrayList<>(eightGpus("n"));
+    published.add(new GpuDevice("gpu.nvidia.com", "n", "gpu-6-mig-a", 8, "1g.10gb"));
+    published.add(new GpuDevice("gpu.nvidia.com", "n", "gpu-6-mig-b", 9, "1g.10gb"));
+    published.add(new GpuDevice("gpu.nvidia.com", "n", "gpu-7-mig-c", 10, "3g.40gb"));
+    var requests = List.of(mig("small", "1g.10gb", 2), mig("big", "3g.40gb", 1));
+    assertThat(GpuAllocationPlan.migAsked(requests, GPU))
+        .containsExactly(java.util.Map.entry("1g.10gb", 2L), java.util.Map.entry("3g.40gb", 1L));
+    assertThat(GpuAllocationPlan.gpusAsked(requests, GPU)).isZero();
+    assertThat(GpuAllocationPlan.assign(requests, GPU, List.of(10, 9, 8), published, "n"))
+        .extracting(a -> a.claim() + "=" + a.device().name())
+        .containsExactly("small=gpu-6-mig-b", "small=gpu-6-mig-a", "big=gpu-7-mig-c");
+    assertThatThrownBy(
+            () ->
+                GpuAllocationPlan.assign(
+                    List.of(mig("small", "1g.10gb", 1)), GPU, List.of(3), published, "n"))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("3: gpu-3 (a GPU)");
+    assertThatThrownBy(
+            () ->
+                GpuAllocationPlan.migAsked(
+                    List.of(mig("s", "1g.10gb", 1), exact("w", "g", 1)), GPU))
+        .isInstanceOf(ClaimProblem.class)
+        .hasMessageContaining("a pod takes one kind of GPU");
+  }
+
   @Test
   void aCountThatDiffersFromSlurmsAllocationIsRefused() {
     assertThatThrownBy(
