@@ -28,7 +28,9 @@ public final class LocalSlurmCluster {
     /** MariaDB + slurmdbd, QoS tiers, preempt/qos. */
     ACCOUNTING("/tmp/kse-it-slurm-acct", 17300, 16830),
     /** One GPU node whose GPUs have 4 Slurm shards each (issue 46). */
-    SHARDS("/tmp/kse-it-slurm-shards", 17500, 16845);
+    SHARDS("/tmp/kse-it-slurm-shards", 17500, 16845),
+    /** One GPU node with 6 whole GPUs and 2 MIG-partitioned ones (issue 46). */
+    MIG("/tmp/kse-it-slurm-mig", 17530, 16846);
 
     final String dir;
     final int basePort;
@@ -143,7 +145,7 @@ public final class LocalSlurmCluster {
                 "--dir",
                 dir(mode),
                 "--nodes",
-                mode == Mode.SHARDS ? "1" : "8",
+                mode == Mode.SHARDS || mode == Mode.MIG ? "1" : "8",
                 "--base-port",
                 Integer.toString(mode.basePort + shift()),
                 "--rest-port",
@@ -155,6 +157,8 @@ public final class LocalSlurmCluster {
     }
     if (mode == Mode.SHARDS) {
       cmd.addAll(List.of("--gpu-shards", "4"));
+    } else if (mode == Mode.MIG) {
+      cmd.addAll(List.of("--mig-gpus", "2"));
     } else if ("26.05".equals(version())) { // nodes without slurmd, in a partition of their own
       cmd.addAll(List.of("--external-nodes", "2"));
     }
