@@ -86,6 +86,13 @@ write_policy() {
       "$dir/policy.yaml"
     grep -q "shareGpus: true" "$dir/policy.yaml" || fail "could not add the shared GPUs to $dir/policy.yaml"
   fi
+  # MIG (issue 46): the whole GPUs left, the MIG profiles' Slurm types, and the tier "shared"
+  if [ "$mig_gpus" -gt 0 ]; then
+    sed -i -e "s/^  gpusPerNode: .*/  gpusPerNode: $((8 - mig_gpus))\n  migProfiles: {3g.40gb: h100_3g.40gb, 1g.10gb: h100_1g.10gb}/" \
+      -e "s/^  - name: serving .*/  - name: shared\n    match:\n      labels: {kse-test\/tier: shared}\n    slurm:\n      partition: inference\n    mayPreempt: [training]\n    preemptible: true\n    graceTime: 30s\n    shareGpus: true\n&/" \
+      "$dir/policy.yaml"
+    grep -q "migProfiles:" "$dir/policy.yaml" || fail "could not add the MIG profiles to $dir/policy.yaml"
+  fi
 }
 
 write_extender_config() {

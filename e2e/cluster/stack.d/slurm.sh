@@ -16,6 +16,7 @@ start_slurm() {
   [ "$external" -gt 0 ] && scale=(--external-nodes "$external" --max-jobs 60000)
   [ -n "$tpu_blocks" ] && scale+=(--tpu-blocks "$tpu_blocks")
   [ "$gpu_shards" -gt 0 ] && scale+=(--gpu-shards "$gpu_shards")
+  [ "$mig_gpus" -gt 0 ] && scale+=(--mig-gpus "$mig_gpus")
   "$REPO/testing/slurm/slurm-cluster" start --dir "$slurm_dir" --nodes "$nodes" --slurm "$slurm" \
     --base-port "$SLURM_BASE_PORT" --rest-port "$SLURM_REST_PORT" "${scale[@]}" >/dev/null
 }

@@ -119,6 +119,83 @@ final class DraGpus {
   }
 
   /**
+   * The GPUs of a stack with {@code --mig-gpus K} as NVIDIA's driver would publish them, with the
+   * index Slurm numbers each by (MigIT: by type in gres.conf's order, then by line): whole GPUs
+   * {@code gpu-N} (0..W-1), then each MIG GPU's two 3g.40gb slices, then each one's 1g.10gb slice,
+   * named as the driver names MIG devices ({@code gpu-<parent>-mig-<profile id>-<start>-<size>})
+   * with their {@code profile}.
+   */
+  static void publishMig(KubernetesClient kube, List<String> nodes, int migGpus) {
+    publish(kube, List.of()); // the DeviceClass
+    int whole = 8 - migGpus;
+    for (String node : nodes) {
+      StringBuilder devices = new StringBuilder();
+      for (int i = 0; i < whole; i++) {
+        devices.append(device(DEVICE_PREFIX + i, i, ""));
+      }
+      for (int g = whole; g < 8; g++) {
+        for (int s = 0; s < 2; s++) {
+          devices.append(
+              device(
+                  "gpu-%d-mig-9-%d-4".formatted(g, 4 * s), whole + 2 * (g - whole) + s, "3g.40gb"));
+        }
+      }
+      for (int g = whole; g < 8; g++) {
+        devices.append(
+            device("gpu-%d-mig-19-6-1".formatted(g), whole + 2 * migGpus + (g - whole), "1g.10gb"));
+      }
+      kube.resource(
+              """
+              apiVersion: resource.k8s.io/v1
+              kind: ResourceSlice
+              metadata: {name: e2e-gpus-%s}
+              spec:
+                driver: %s
+                nodeName: %s
+                pool: {name: %s, generation: 1, resourceSliceCount: 1}
+                devices:
+              %s"""
+                  .formatted(node, DRIVER, node, node, devices))
+          .serverSideApply();
+    }
+  }
+
+  private static String device(String name, int index, String profile) {
+    return """
+            - name: %s
+              attributes:
+                index: {int: %d}
+                type: {string: %s}
+        %s"""
+        .formatted(
+            name,
+            index,
+            profile.isEmpty() ? "gpu" : "mig",
+            profile.isEmpty() ? "" : "        profile: {string: %s}\n".formatted(profile));
+  }
+
+  /** A ResourceClaimTemplate {@code name} asking one MIG device of {@code profile} (issue 46). */
+  static void migTemplate(KubernetesClient kube, String namespace, String name, String profile) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaimTemplate
+            metadata: {name: %s, namespace: %s}
+            spec:
+              spec:
+                devices:
+                  requests:
+                    - name: gpus
+                      exactly:
+                        deviceClassName: %s
+                        selectors:
+                          - cel: {expression: "device.attributes['%s'].profile == '%s'"}
+            """
+                .formatted(name, namespace, DRIVER, DRIVER, profile))
+        .create();
+  }
+
+  /**
    * A pod of our scheduler whose GPUs come only through the claim template {@code template} (no
    * nvidia.com/gpu): its one container uses the claim {@code gpus}.
    */
