@@ -89,6 +89,24 @@ class MigE2E extends Scenario {
     assertThat(activePlaceholders(ns)).isEmpty();
   }
 
+  /** check-slurm finds the MIG types the policy maps, and names one no node has. */
+  @Test
+  void checkSlurmComparesTheMigTypesWithThePolicy() throws Exception {
+    java.nio.file.Path policy = stack.dir().resolve("policy.yaml");
+    CheckSlurmRun agreed = checkSlurm(policy);
+    assertThat(agreed.exit()).as(agreed.out()).isZero();
+    java.nio.file.Path other = java.nio.file.Files.createTempFile("mig", ".yaml");
+    java.nio.file.Files.writeString(
+        other,
+        java.nio.file.Files.readString(policy)
+            .replace("1g.10gb: h100_1g.10gb", "1g.10gb: h100_1g.10gb, 2g.20gb: h100_2g.20gb"));
+    CheckSlurmRun differs = checkSlurm(other);
+    assertThat(differs.exit()).as(differs.out()).isEqualTo(1);
+    assertThat(differs.out())
+        .contains("cluster.migProfiles.2g.20gb names the Slurm GRES type h100_2g.20gb")
+        .contains("no Slurm node has GPUs of that type");
+  }
+
   /** "index profile" of a device the node's ResourceSlice publishes. */
   String published(String node, String device) {
     var slice =

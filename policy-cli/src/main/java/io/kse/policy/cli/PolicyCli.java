@@ -166,6 +166,14 @@ public final class PolicyCli {
                 + " extender reads this from the claim's capacity request)")
     Long claimShares;
 
+    @Option(
+        names = "--claim-mig",
+        paramLabel = "PROFILE=N",
+        description =
+            "MIG devices of a profile the pod asks through a ResourceClaim, e.g. 1g.10gb=1"
+                + " (docs/gpu-sharing.md; the extender reads this from the claim's selector)")
+    java.util.Map<String, Long> claimMig;
+
     @Parameters(arity = "1..*", paramLabel = "POD")
     List<Path> pods;
 
@@ -201,10 +209,17 @@ public final class PolicyCli {
         if (claimShares != null) {
           facts = facts.withDraGpuShares(claimShares);
         }
-        if (claimGpus == null && claimShares == null && first.contains("resourceClaims")) {
+        if (claimMig != null) {
+          facts = facts.withDraMigDevices(claimMig);
+        }
+        if (claimGpus == null
+            && claimShares == null
+            && claimMig == null
+            && first.contains("resourceClaims")) {
           out.println(
-              "note: the pod has ResourceClaims; give --claim-gpus N (or --claim-shares K) for what"
-                  + " they ask, or its GPU ownership mode is judged without them");
+              "note: the pod has ResourceClaims; give --claim-gpus N (or --claim-shares K, or"
+                  + " --claim-mig PROFILE=N) for what they ask, or its GPU ownership mode is judged"
+                  + " without them");
         }
         d = new PlacementPolicy(p).decide(facts, ledger, at);
         out.printf("pod %s: tier %s%n", facts.ref(), d.tier());

@@ -192,6 +192,19 @@ class PolicyCliTest {
         .contains("tier small-models")
         .contains("shared: 1 of a GPU's 4 shards")
         .contains("gres=shard:1");
+    out.getBuffer().setLength(0);
+    assertThat(
+            run(
+                "explain",
+                "--policy",
+                ex("shared-gpus.yaml"),
+                "--claim-mig",
+                "1g.10gb=1",
+                pod.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains("MIG: {1g.10gb=1} as Slurm GRES [gpu:h100_1g.10gb:1]")
+        .contains("gres=gpu:h100_1g.10gb:1");
   }
 
   @Test

@@ -133,6 +133,9 @@ public final class CheckSlurm implements Callable<Integer> {
                             + io.kse.slurm.SlurmRelease.SHARDS_KEPT_APART
                             + "): the extender refuses pods asking part of a GPU there"));
       }
+      if (!policy.cluster().migProfiles().isEmpty()) {
+        diffs.addAll(io.kse.policy.drift.MigDrift.differences(policy.cluster(), slurmSides(slurm)));
+      }
       if (kubernetes) {
         diffs.addAll(topology(policy, slurm));
       }
