@@ -194,7 +194,9 @@ public record ExtenderConfig(
       Setting.string(
           "KSE_DRA_GPU_DEVICE_CLASSES",
           "comma-separated DeviceClasses whose ResourceClaim requests are GPUs: the extender"
-              + " allocates such claims from the GPU indices Slurm gives the pod's placeholder",
+              + " allocates such claims from the GPU indices Slurm gives the pod's placeholder; a"
+              + " request whose selector names a MIG profile asks MIG devices (add NVIDIA's"
+              + " mig.nvidia.com for those)",
           "gpu.nvidia.com");
   static final Setting<String> DRA_DRIVER =
       Setting.string(
