@@ -174,7 +174,7 @@ public record ExtenderConfig(
           "KSE_WARM_UP_ROUNDS",
           "how many times a new extender runs its hottest paths in memory on a made-up pod before"
               + " it says ready (decoding a pod watch event, a filter call and its answer, a bind"
-              + " call, the policy's decision), then a fifth as many times its own filter (answered"
+              + " call, the policy's decision), then a tenth as many times its own filter (answered"
               + " 'not synced', counted as outcome not_synced) and /healthz over loopback, so its"
               + " first burst finds them and its HTTP server and client compiled; no API or Slurm"
               + " call. 0: none",

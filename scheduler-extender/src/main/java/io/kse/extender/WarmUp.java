@@ -71,8 +71,9 @@ final class WarmUp {
                           PodManifest.facts(TREE.valueToTree(pod)),
                           new PreemptionLedger(),
                           Instant.EPOCH));
-      // an HTTP round trip costs what several in-memory rounds do: a fifth as many
-      Cost loop = overLoopback(verbs, ops, filterBody(json, 32), rounds / 5);
+      // a round trip costs some ten in-memory rounds (1,000 took 2.8 s on 2 busy cores), and C1,
+      // as deployed, compiles a method after some hundreds to 2,000 calls: a tenth as many
+      Cost loop = overLoopback(verbs, ops, filterBody(json, 32), rounds / 10);
       LOG.info(
           "warmed_up rounds={} wallMs={} cpuMs={} loopbackRounds={} loopbackWallMs={}"
               + " loopbackCpuMs={} verbsOverLoopback={}",
