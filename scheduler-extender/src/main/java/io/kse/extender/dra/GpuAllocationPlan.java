@@ -1,10 +1,12 @@
 package io.kse.extender.dra;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Pure: how many GPUs a pod's claims ask, and which published device each GPU request gets from the
@@ -61,7 +63,7 @@ public final class GpuAllocationPlan {
    * beside whole GPUs or shares; empty when none asks a MIG profile.
    */
   public static Map<String, Long> migAsked(List<GpuRequest> requests, Set<String> gpuClasses) {
-    Map<String, Long> out = new java.util.TreeMap<>();
+    Map<String, Long> out = new TreeMap<>();
     for (GpuRequest r : requests) {
       if (!r.mig()) {
         continue;
@@ -224,7 +226,7 @@ public final class GpuAllocationPlan {
     }
     // Slurm's indices, each to its published device, queued by kind: whole GPUs ("") and MIG
     // devices by profile; each request takes from its kind's queue, in Slurm's order
-    Map<String, java.util.ArrayDeque<GpuDevice>> byKind = new HashMap<>();
+    Map<String, ArrayDeque<GpuDevice>> byKind = new HashMap<>();
     for (int idx : indices) {
       GpuDevice d = byIndex.get((long) idx);
       if (d == null) {
@@ -238,12 +240,11 @@ public final class GpuAllocationPlan {
                 + published.stream().map(GpuDevice::index).sorted().toList()
                 + ")");
       }
-      byKind.computeIfAbsent(d.profile(), k -> new java.util.ArrayDeque<>()).add(d);
+      byKind.computeIfAbsent(d.profile(), k -> new ArrayDeque<>()).add(d);
     }
     List<Assignment> out = new ArrayList<>();
     for (GpuRequest r : requests) {
-      java.util.ArrayDeque<GpuDevice> q =
-          byKind.getOrDefault(r.migProfile(), new java.util.ArrayDeque<>());
+      ArrayDeque<GpuDevice> q = byKind.getOrDefault(r.migProfile(), new ArrayDeque<>());
       for (long i = 0; i < r.count(); i++) {
         GpuDevice d = q.poll();
         if (d == null) {
