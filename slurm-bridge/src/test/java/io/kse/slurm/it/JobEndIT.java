@@ -169,6 +169,44 @@ class JobEndIT {
     }
   }
 
+  /**
+   * A hold whose first questions find no extender synced (one restarting) is kept once one answers:
+   * the Epilog knows the job for a placeholder by its comment (given to it on every version, 22.05
+   * too), so it keeps asking instead of letting the node go at the first "unknown".
+   */
+  @Test
+  void aHoldWhoseFirstQuestionsGoUnansweredIsKeptOnceAnExtenderAnswers() {
+    long id =
+        slurm.submit(
+            cluster
+                .placeholder("end-unanswered")
+                .partition("inference")
+                .exclusive(true)
+                .gresPerNode("gpu:h100:8")
+                .build());
+    answers.hold(id);
+    answers.unsyncedFor(id, 8); // 2 s of "unknown"
+    String node = awaitJob(id, "running", j -> j.state() == JobState.RUNNING).nodes().get(0);
+    long witness = pinned("training", node);
+    cluster.cli("scancel", Long.toString(id));
+    await("the Epilog asks about job " + id)
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> answers.asked(id, node));
+    await("past the unanswered questions")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> answers.unsynced.get(id).get() < 0);
+    assertThat(stateOf(witness))
+        .as("the next job waits: the hold was kept through the unanswered questions")
+        .isEqualTo(JobState.PENDING);
+    answers.release(id);
+    await("the next job starts once the node is let go")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> stateOf(witness) == JobState.RUNNING);
+    cluster.cli("scancel", Long.toString(witness));
+  }
+
   /** The failed node answers again and is resumed (once more is harmless: both are idempotent). */
   static void back(String node) {
     cluster.freezeNode(node, false);
@@ -235,6 +273,8 @@ class JobEndIT {
     private final HttpServer server;
     private final Set<Long> holding = ConcurrentHashMap.newKeySet();
     private final Set<String> asked = ConcurrentHashMap.newKeySet();
+    private final Map<Long, java.util.concurrent.atomic.AtomicInteger> unsynced =
+        new ConcurrentHashMap<>();
 
     private HoldAnswers(HttpServer server) {
       this.server = server;
@@ -249,6 +289,12 @@ class JobEndIT {
             Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
             long job = Long.parseLong(q.getOrDefault("job", "0"));
             answers.asked.add(job + "@" + q.getOrDefault("node", ""));
+            var left = answers.unsynced.get(job);
+            if (left != null && left.getAndDecrement() > 0) {
+              exchange.sendResponseHeaders(503, -1); // an extender not synced yet: "unknown"
+              exchange.close();
+              return;
+            }
             byte[] body =
                 (answers.holding.contains(job) ? "hold\n" : "release\n")
                     .getBytes(StandardCharsets.US_ASCII);
@@ -283,6 +329,14 @@ class JobEndIT {
 
     void hold(long job) {
       holding.add(job);
+    }
+
+    /**
+     * The first {@code n} questions about {@code job} are answered 503, as by a restarting
+     * extender.
+     */
+    void unsyncedFor(long job, int n) {
+      unsynced.put(job, new java.util.concurrent.atomic.AtomicInteger(n));
     }
 
     void release(long job) {
