@@ -652,7 +652,17 @@ final class SoakChecker {
                     + " ("
                     + mine.stream().map(ClaimedGpus::claim).toList()
                     + "), yet "
-                    + String.join("; ", wrong)));
+                    + String.join("; ", wrong)
+                    + "; the pod: annotated job "
+                    + annotation(p, "kse.io/slurm-job")
+                    + (p.getMetadata().getDeletionTimestamp() == null
+                        ? ", not deleted"
+                        : ", deleted at " + p.getMetadata().getDeletionTimestamp())
+                    + "; its placeholders in Slurm: "
+                    + jobs.stream()
+                        .filter(j -> j.tag().filter(t -> stands(t, p)).isPresent())
+                        .map(j -> j.id() + " " + j.state() + " on " + j.nodes())
+                        .toList()));
   }
 
   /**
@@ -844,6 +854,11 @@ final class SoakChecker {
   private static Optional<String> group(Pod p) {
     Map<String, String> a = p.getMetadata().getAnnotations();
     return Optional.ofNullable(a == null ? null : a.get(GROUP));
+  }
+
+  private static String annotation(Pod p, String key) {
+    Map<String, String> a = p.getMetadata().getAnnotations();
+    return a == null ? null : a.get(key);
   }
 
   private static String label(Pod p, String key) {
