@@ -64,19 +64,7 @@ final class DraGpus {
                   .formatted(shares));
         }
       }
-      kube.resource(
-              """
-              apiVersion: resource.k8s.io/v1
-              kind: ResourceSlice
-              metadata: {name: e2e-gpus-%s}
-              spec:
-                driver: %s
-                nodeName: %s
-                pool: {name: %s, generation: 1, resourceSliceCount: 1}
-                devices:
-              %s"""
-                  .formatted(node, DRIVER, node, node, devices))
-          .serverSideApply();
+      applySlice(kube, node, devices);
     }
   }
 
@@ -144,20 +132,25 @@ final class DraGpus {
         devices.append(
             device("gpu-%d-mig-19-6-1".formatted(g), whole + 2 * migGpus + (g - whole), "1g.10gb"));
       }
-      kube.resource(
-              """
-              apiVersion: resource.k8s.io/v1
-              kind: ResourceSlice
-              metadata: {name: e2e-gpus-%s}
-              spec:
-                driver: %s
-                nodeName: %s
-                pool: {name: %s, generation: 1, resourceSliceCount: 1}
-                devices:
-              %s"""
-                  .formatted(node, DRIVER, node, node, devices))
-          .serverSideApply();
+      applySlice(kube, node, devices);
     }
+  }
+
+  /** The node's one ResourceSlice of our driver with these devices (server-side apply). */
+  private static void applySlice(KubernetesClient kube, String node, CharSequence devices) {
+    kube.resource(
+            """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceSlice
+            metadata: {name: e2e-gpus-%s}
+            spec:
+              driver: %s
+              nodeName: %s
+              pool: {name: %s, generation: 1, resourceSliceCount: 1}
+              devices:
+            %s"""
+                .formatted(node, DRIVER, node, node, devices))
+        .serverSideApply();
   }
 
   private static String device(String name, int index, String profile) {

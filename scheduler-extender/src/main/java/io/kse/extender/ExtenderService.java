@@ -443,16 +443,9 @@ public final class ExtenderService implements AutoCloseable {
         policy::placement,
         cfg.http().tls().isPresent()
             ? java.util.Optional.empty()
-            : java.util.Optional.of(loopback("http", cfg.host(), port)),
-        loopback("http", cfg.http().opsHost(), opsPort));
+            : java.util.Optional.of(WarmUp.self(cfg.host(), port)),
+        WarmUp.self(cfg.http().opsHost(), opsPort));
     warm.set(true);
-  }
-
-  /** This replica's own listener, as a client on this machine reaches it. */
-  private static java.net.URI loopback(String scheme, String host, int port) {
-    boolean any = host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::");
-    String h = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
-    return java.net.URI.create(scheme + "://" + h + ":" + port);
   }
 
   /** The writer converges every placement; with leader election, only the Lease holder. */

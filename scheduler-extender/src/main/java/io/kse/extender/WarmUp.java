@@ -213,6 +213,15 @@ final class WarmUp {
         .getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * This replica's own plain-HTTP listener on {@code host}, as a client on this machine reaches it.
+   */
+  static URI self(String host, int port) {
+    boolean any = host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::");
+    String h = any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
+    return URI.create("http://" + h + ":" + port);
+  }
+
   private static long cpuNanos() {
     return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }

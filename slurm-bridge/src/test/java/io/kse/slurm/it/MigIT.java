@@ -42,20 +42,7 @@ class MigIT {
   }
 
   long sbatch(String gres) {
-    String out =
-        cluster.cli(
-            "sbatch",
-            "--parsable",
-            "-p",
-            "training",
-            "-w",
-            NODE,
-            "--gres=" + gres,
-            "-t",
-            "5",
-            "--wrap",
-            "sleep 300");
-    return Long.parseLong(out.trim().split(";")[0]);
+    return cluster.sbatchOn("training", NODE, gres);
   }
 
   Optional<List<Integer>> indices(long id) {

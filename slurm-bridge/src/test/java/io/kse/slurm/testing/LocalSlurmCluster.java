@@ -266,6 +266,27 @@ public final class LocalSlurmCluster {
     return SlurmConfig.of(restUrl(), Optional.of("root"), Path.of(env("KSE_LAB_JWT_ROOT_FILE")));
   }
 
+  /**
+   * A root job of {@code partition} on {@code node} asking {@code gres} for 5 minutes (it sleeps);
+   * its id. Root's job: cancel it with {@link #cli} {@code scancel}.
+   */
+  public long sbatchOn(String partition, String node, String gres) {
+    String out =
+        cli(
+            "sbatch",
+            "--parsable",
+            "-p",
+            partition,
+            "-w",
+            node,
+            "--gres=" + gres,
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 300");
+    return Long.parseLong(out.trim().split(";")[0]);
+  }
+
   /** Runs a Slurm CLI command against this cluster (munge auth, as root); returns stdout. */
   public String cli(String... args) {
     Map<String, String> extra = new LinkedHashMap<>();
