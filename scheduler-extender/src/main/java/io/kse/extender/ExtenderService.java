@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.concurrent.Waits;
+import io.kse.extender.concurrent.WorkerPool;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.k8s.ClusterIdentity;
@@ -131,7 +132,8 @@ public final class ExtenderService implements AutoCloseable {
     this.cluster = ClusterIdentity.unresolved(cfg.clusterId());
     this.kubeActions = new FabricPodActions(kube, clock);
     this.actions = new QuietEvents(kubeActions, clock, cfg.eventQuiet());
-    this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
+    // wake-ups go first: a pod Slurm started need not wait behind a burst's submissions
+    this.workers = new WorkerPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     this.isWriter =
         cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
     this.synced = () -> cache.synced() && pods.synced();
