@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kse.extender.bind.BindService;
 import io.kse.extender.concurrent.DaemonThreads;
 import io.kse.extender.concurrent.Waits;
-import io.kse.extender.concurrent.WorkerPool;
 import io.kse.extender.filter.FilterService;
 import io.kse.extender.http.ExtenderServer;
 import io.kse.extender.k8s.ClusterIdentity;
@@ -132,8 +131,7 @@ public final class ExtenderService implements AutoCloseable {
     this.cluster = ClusterIdentity.unresolved(cfg.clusterId());
     this.kubeActions = new FabricPodActions(kube, clock);
     this.actions = new QuietEvents(kubeActions, clock, cfg.eventQuiet());
-    // wake-ups go first: a pod Slurm started need not wait behind a burst's submissions
-    this.workers = new WorkerPool(cfg.workers(), DaemonThreads.named("kse-worker"));
+    this.workers = Executors.newFixedThreadPool(cfg.workers(), DaemonThreads.named("kse-worker"));
     this.isWriter =
         cfg.leaderElection() ? () -> lease.get() != null && lease.get().getAsBoolean() : () -> true;
     this.synced = () -> cache.synced() && pods.synced();

@@ -301,7 +301,7 @@ final class StepRunner {
         w.node());
     age(pod).ifPresent(metrics::allocated);
     PodActions.WakeUp how = wakeWrites.of(pod, told.contains(ref.uid()));
-    workers.executeFirst(
+    workers.execute(
         ref,
         () -> {
           // said first (held, then said with the binding): once the pod is woken it may be bound
