@@ -18,7 +18,9 @@ import java.util.Set;
  * owner} are kept.
  */
 final class Pass {
-  final Snapshot old;
+  /** The snapshot this pass goes on from: the one it started from, or its own last publication. */
+  Snapshot old;
+
   final Map<Long, SlurmJob> jobs;
   Map<String, SlurmNode> nodes;
   final List<JobChange> changes = new ArrayList<>();
@@ -49,6 +51,19 @@ final class Pass {
 
   PlaceholderOwner owner() {
     return owner;
+  }
+
+  /**
+   * What this pass learned so far was just published as {@code now} (a pass that published the
+   * hints' reads between its own): it goes on from there, and its next publication says only what
+   * it learns after.
+   */
+  void publishedAs(Snapshot now) {
+    old = now;
+    changes.clear();
+    elsewhere.clear();
+    found.clear();
+    jobsChanged = false;
   }
 
   /** What this pass saw is as of {@code at}, unless it saw something later already. */

@@ -41,9 +41,10 @@ final class PassReads {
 
   /**
    * The checks and reads {@link PassPlan} says for our jobs: states in batches where slurmrestd
-   * can, then full reads of the changed, the urgent, a few names from hints and the due.
+   * can, then full reads of the changed, the urgent, a few names from hints and the due; {@code
+   * betweenReads} after each read (the cache publishes there what hints read meanwhile).
    */
-  void checkOurs(Pass pass, Instant now) {
+  void checkOurs(Pass pass, Instant now, Runnable betweenReads) {
     boolean batch = client.apiVersion() != ApiVersion.V0038;
     PassPlan plan = PassPlan.of(pass.jobs.values(), book, batch, cadence, now);
     List<Long> changed = new ArrayList<>();
@@ -72,6 +73,7 @@ final class PassReads {
         book.read(id, at);
         pass.missed(id, at);
       }
+      betweenReads.run();
     }
   }
 

@@ -38,6 +38,9 @@ class HintedReadsTest {
   private final CountDownLatch holdSlow = new CountDownLatch(1);
   private volatile CountDownLatch slowHeld = new CountDownLatch(1);
   private final java.util.Set<Long> burst = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile long nextSlowJob = -1;
+  private final CountDownLatch holdNext = new CountDownLatch(1);
+  private final CountDownLatch nextHeld = new CountDownLatch(1);
 
   private final SlurmClient slurm =
       new ForwardingSlurmClient() {
@@ -51,6 +54,10 @@ class HintedReadsTest {
           if (jobId == slowJob || burst.contains(jobId)) {
             slowHeld.countDown();
             await(holdSlow);
+          }
+          if (jobId == nextSlowJob) {
+            nextHeld.countDown();
+            await(holdNext);
           }
           if (jobId >= JUNK) {
             readHeld.countDown();
@@ -122,6 +129,55 @@ class HintedReadsTest {
         .as("published with the pass")
         .get()
         .matches(j -> j.nodes().equals(java.util.List.of("gpu-node-1")));
+  }
+
+  /**
+   * Issue 47: in a 64-pod burst on 22.05 a pass read the new jobs one by one for a second, and the
+   * hints' reads of 52 started placeholders waited for its end to be published together. The pass
+   * now publishes them between its own reads, and its end keeps them.
+   */
+  @Test
+  void aPassUnderWayPublishesAHintsReadBetweenItsOwnReads() throws Exception {
+    pass(); // synced
+    long started = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "b", "b")).build());
+    pass(); // seen pending
+    long first = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "a", "a")).build());
+    long next = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "c", "c")).build());
+    cache.allocationHinted(first); // the hooks deliver: the pending one is not read every pass
+    java.util.List<JobChange> toldOfStarted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    cache.addJobListener(
+        c -> {
+          if (c.after().map(j -> j.id() == started).orElse(false)) {
+            toldOfStarted.add(c);
+          }
+        });
+    slowJob = first;
+    nextSlowJob = next;
+    clock.advance(PASS);
+    CompletableFuture<Void> passed = CompletableFuture.runAsync(cache::pollOnce);
+    try {
+      assertThat(slowHeld.await(10, TimeUnit.SECONDS)).as("the pass reads its first job").isTrue();
+      fake.allocate(started, java.util.List.of("gpu-node-1"));
+      CompletableFuture.runAsync(() -> cache.refreshJob(started)).get(5, TimeUnit.SECONDS);
+      holdSlow.countDown();
+      assertThat(nextHeld.await(10, TimeUnit.SECONDS)).as("the pass reads its next job").isTrue();
+      assertThat(passed).as("the pass is still under way").isNotDone();
+      assertThat(cache.job(started))
+          .as("published between the pass's reads")
+          .get()
+          .matches(j -> j.nodes().equals(java.util.List.of("gpu-node-1")));
+      assertThat(cache.job(first)).as("with what the pass read so far").isPresent();
+    } finally {
+      holdSlow.countDown();
+      holdNext.countDown();
+    }
+    passed.get(10, TimeUnit.SECONDS);
+    assertThat(cache.job(started))
+        .as("the pass's end keeps it")
+        .get()
+        .matches(j -> j.nodes().equals(java.util.List.of("gpu-node-1")));
+    assertThat(cache.job(next)).isPresent();
+    assertThat(toldOfStarted).as("its start told once, not again at the pass's end").hasSize(1);
   }
 
   /** Issue 47: a burst's hints are read several at once, not each behind the one before. */
