@@ -78,6 +78,11 @@ class HintedReadsTest {
           new SimpleMeterRegistry());
   private final SlurmClient ours = cache.tracking(slurm);
 
+  /** A placeholder of ours for pod {@code name} (its uid the same), submitted through the cache. */
+  private long submit(String name) {
+    return ours.submit(JobSubmission.builder(new PlaceholderTag("ns", name, name)).build());
+  }
+
   private void pass() {
     clock.advance(PASS);
     cache.pollOnce();
@@ -109,9 +114,9 @@ class HintedReadsTest {
   @Test
   void aHintsReadNeverWaitsForThePassUnderWayWhichPublishesIt() throws Exception {
     pass(); // synced
-    long started = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "b", "b")).build());
+    long started = submit("b");
     pass(); // seen pending
-    long slow = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "a", "a")).build());
+    long slow = submit("a");
     cache.allocationHinted(slow); // the hooks deliver: the pending one is not read every pass
     slowJob = slow;
     clock.advance(PASS);
@@ -139,10 +144,10 @@ class HintedReadsTest {
   @Test
   void aPassUnderWayPublishesAHintsReadBetweenItsOwnReads() throws Exception {
     pass(); // synced
-    long started = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "b", "b")).build());
+    long started = submit("b");
     pass(); // seen pending
-    long first = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "a", "a")).build());
-    long next = ours.submit(JobSubmission.builder(new PlaceholderTag("ns", "c", "c")).build());
+    long first = submit("a");
+    long next = submit("c");
     cache.allocationHinted(first); // the hooks deliver: the pending one is not read every pass
     java.util.List<JobChange> toldOfStarted = new java.util.concurrent.CopyOnWriteArrayList<>();
     cache.addJobListener(
