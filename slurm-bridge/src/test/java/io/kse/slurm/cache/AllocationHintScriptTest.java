@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,6 +33,7 @@ class AllocationHintScriptTest {
 
   @TempDir Path dir;
   final Set<String> hints = ConcurrentHashMap.newKeySet();
+  final Set<String> authorizations = ConcurrentHashMap.newKeySet();
   final AtomicBoolean loaded = new AtomicBoolean(true);
   final List<Thread> load = new ArrayList<>();
   HttpServer listener;
@@ -44,6 +46,8 @@ class AllocationHintScriptTest {
         "/hooks/slurm-allocation",
         ex -> {
           hints.add(ex.getRequestURI().getQuery());
+          String auth = ex.getRequestHeaders().getFirst("Authorization");
+          authorizations.add(auth == null ? "none" : auth);
           ex.sendResponseHeaders(202, -1);
           ex.close();
         });
@@ -90,6 +94,36 @@ class AllocationHintScriptTest {
     }
     Thread.sleep(300); // anything else would have come by now
     assertThat(hints).containsExactly("event=node&nodes=gpu-[1-2],gpu-7");
+  }
+
+  /**
+   * A site links the script into /etc/slurm and lists an off-host extender with its token file: the
+   * list is found beside what the link points to, and the hint carries the token.
+   */
+  @Test
+  void aStartThroughASymlinkCarriesItsExtendersToken() throws Exception {
+    Path script = installed();
+    Path token = dir.resolve("hint-token");
+    Files.writeString(token, "s3cret\r\n");
+    Files.writeString(
+        dir.resolve("kse-allocation-hint.d").resolve("test"),
+        "127.0.0.1 " + listener.getAddress().getPort() + " " + token + "\n");
+    Path etc = Files.createDirectory(dir.resolve("etc"));
+    Path link = Files.createSymbolicLink(etc.resolve("kse-allocation-hint"), script);
+    ProcessBuilder pb =
+        new ProcessBuilder(link.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().putAll(Map.of("SLURM_JOB_ID", "7", "SLURM_JOB_NAME", "kse-ns-pod"));
+    pb.environment().put("SLURM_SCRIPT_CONTEXT", "prolog_slurmctld");
+    pb.environment().put("SLURM_JOB_NODELIST", "gpu-3");
+    assertThat(pb.start().waitFor()).isZero();
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (hints.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(hints).containsExactly("job=7&event=allocated&nodes=gpu-3");
+    assertThat(authorizations).containsExactly("Bearer s3cret");
   }
 
   @Test
