@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Where a burst's pods spend their time, from the extender's INFO log (issue 47): submitted ->
 allocated (the wake-up decided) -> filter (kube-scheduler asks) -> bound, per pod, p50/p95/max.
-  benchmarks/burst-stages.py EXTENDER_LOG NAMESPACE/ [SLURM_ALLOCATE_TIME]
+  benchmarks/burst-stages.py EXTENDER_LOG NAMESPACE/ [SLURM_ALLOCATE_TIME | SLURMCTLD_LOG]
 e.g. the 64-pod burst of `TimeToBind --only our-part --tag T`: NAMESPACE/ is bench-burst64-T/; the
-third argument (slurmctld.log's "sched: Allocate" time, 2026-11-29T06:51:15.981) adds each stage's
-time from Slurm's allocation."""
-import re, sys, statistics
+third argument adds each stage's time from Slurm's allocation: one time for all (slurmctld.log's
+"sched: Allocate" time, 2026-11-29T06:51:15.981), or slurmctld's log itself, read per job: its
+allocation, and the end of its PrologSlurmctld (after which the hook has sent its hint)."""
+import os, re, sys, statistics
 from datetime import datetime
 log, prefix = sys.argv[1], sys.argv[2]
 ts = lambda s: datetime.strptime(s[:23], '%Y-%m-%dT%H:%M:%S.%f').timestamp()
@@ -20,6 +21,9 @@ for line in open(log, errors='replace'):
            ('FilterRoutes','filter'):'filter', ('BindService','bind'):'bind'}.get((cls, what))
     if key and key not in ev.setdefault(name, {}):
         ev[name][key] = t
+    job = re.search(r' slurmJob=(\d+)', line)
+    if job:
+        ev[name].setdefault('job', job.group(1))
 pods = [e for e in ev.values() if all(k in e for k in ('sub','alloc','filter','bind'))]
 def st(xs):
     xs = sorted(xs); n = len(xs)
@@ -35,7 +39,23 @@ print("allocated -> bound:          ", st([e['bind']-e['alloc'] for e in pods]))
 last_sub = max(e['sub'] for e in pods)
 early = [e for e in pods if e['alloc'] < last_sub]
 print(f"woken before the last submission: {len(early)}; their allocated -> filter:", st([e['filter']-e['alloc'] for e in early]) if early else '-')
-if len(sys.argv) > 3:
+if len(sys.argv) > 3 and os.path.isfile(sys.argv[3]):
+    allocated, prolog = {}, {}
+    for line in open(sys.argv[3], errors='replace'):
+        m = re.match(r'\[(\S+)\] sched: Allocate JobId=(\d+) ', line)
+        if m: allocated.setdefault(m.group(2), ts(m.group(1)))
+        m = re.match(r'\[(\S+)\] prolog_running_decr: Configuration for JobId=(\d+) is complete', line)
+        if m: prolog.setdefault(m.group(2), ts(m.group(1)))
+    known = [e for e in pods if e.get('job') in allocated]
+    hooked = [e for e in known if e['job'] in prolog]
+    print(f"per job from slurmctld's log: {len(known)} allocated, {len(hooked)} with their prolog's end")
+    if hooked:
+        print("Slurm allocated -> prolog done:", st([prolog[e['job']]-allocated[e['job']] for e in hooked]))
+        print("prolog done -> allocated here: ", st([e['alloc']-prolog[e['job']] for e in hooked]))
+    if known:
+        print("Slurm allocated -> here:       ", st([e['alloc']-allocated[e['job']] for e in known]))
+        print("Slurm allocated -> bound:      ", st([e['bind']-allocated[e['job']] for e in known]))
+elif len(sys.argv) > 3:
     base = ts(sys.argv[3])
     for k in ('alloc','filter','bind'):
         print(f"{k} from {sys.argv[3][11:]}:", st([e[k]-base for e in pods]))
