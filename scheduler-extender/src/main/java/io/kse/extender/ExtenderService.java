@@ -71,8 +71,19 @@ public final class ExtenderService implements AutoCloseable {
    */
   static final Duration RECONCILE_PERIOD = Duration.ofSeconds(2);
 
-  /** How long the Slurm cache and pod informer may take to sync before the process gives up. */
-  static final Duration SYNC_LIMIT = Duration.ofMinutes(5);
+  /** How long the Slurm cache and pod informer may take to sync, at least, before giving up. */
+  static final Duration MIN_SYNC_LIMIT = Duration.ofMinutes(5);
+
+  /**
+   * How long a start waits to sync: never less than the start-up listing of slurmctld's job table
+   * may take, plus a minute to read it. A fixed five minutes gave up on a listing allowed ten: at
+   * 50,000 jobs on 10,000 nodes the restarted extender exited, its listing still unanswered (issue
+   * 47), and would have again on every restart.
+   */
+  static Duration syncLimit(Duration listingTimeout) {
+    Duration listed = listingTimeout.plus(Duration.ofMinutes(1));
+    return listed.compareTo(MIN_SYNC_LIMIT) > 0 ? listed : MIN_SYNC_LIMIT;
+  }
 
   /** How long each stop step may take. */
   static final Duration STOP_STEP = Duration.ofSeconds(10);
@@ -428,7 +439,7 @@ public final class ExtenderService implements AutoCloseable {
         reconciler::onPodDeleted);
     Waits.until(
         synced,
-        SYNC_LIMIT,
+        syncLimit(cfg.slurm().cadence().listingTimeout()),
         () -> "synced (Slurm cache: " + cache.synced() + ", pod informer: " + pods.synced() + ")");
     LOG.info("synced slurmJobs={} pods={}", cache.snapshot().jobs().size(), pods.pods().size());
     becomeWriter();

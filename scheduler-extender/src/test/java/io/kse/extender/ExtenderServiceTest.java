@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,14 @@ class ExtenderServiceTest {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
+  }
+
+  @Test
+  void aStartWaitsForItsListingToTimeOutBeforeItGivesUp() {
+    // the production listing may take ten minutes; the start used to give up after five
+    assertThat(ExtenderService.syncLimit(Duration.ofMinutes(10))).isEqualTo(Duration.ofMinutes(11));
+    assertThat(ExtenderService.syncLimit(Duration.ofSeconds(30)))
+        .isEqualTo(ExtenderService.MIN_SYNC_LIMIT);
   }
 
   @Test
