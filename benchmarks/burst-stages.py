@@ -22,8 +22,8 @@ for line in open(log, errors='replace'):
     if key and key not in ev.setdefault(name, {}):
         ev[name][key] = t
     job = re.search(r' slurmJob=(\d+)', line)
-    if job:
-        ev[name].setdefault('job', job.group(1))
+    if job:  # its first placeholder's, from whichever of its lines comes first
+        ev.setdefault(name, {}).setdefault('job', job.group(1))
 pods = [e for e in ev.values() if all(k in e for k in ('sub','alloc','filter','bind'))]
 def st(xs):
     xs = sorted(xs); n = len(xs)
