@@ -135,6 +135,7 @@ public final class ExtenderService implements AutoCloseable {
     this.kube = kube;
     this.policy = new PolicyStore(cfg.policyFile()); // an invalid first policy is fatal
     this.cache = new SlurmStateCache(slurm, cfg.slurm().cadence(), clock, prometheus);
+    cache.addListingListener(new HeapAfterLargeListing(System::gc));
     this.pods =
         new PodInformer(kube, cfg.schedulerName(), cfg.kubeNamespace(), cfg.podFieldSelector());
     this.kubeNodes = new NodeInformer(kube);

@@ -28,8 +28,15 @@ final class CacheListeners {
     void onNodeChange(Optional<SlurmNode> before, Optional<SlurmNode> after);
   }
 
+  /** Listener of the job table's listings: how many jobs (everyone's) each one read. */
+  @FunctionalInterface
+  interface ListingListener {
+    void onListing(int tableSize);
+  }
+
   private final List<JobListener> jobs = new CopyOnWriteArrayList<>();
   private final List<NodeListener> nodes = new CopyOnWriteArrayList<>();
+  private final List<ListingListener> listings = new CopyOnWriteArrayList<>();
 
   void add(JobListener l) {
     jobs.add(l);
@@ -37,6 +44,20 @@ final class CacheListeners {
 
   void add(NodeListener l) {
     nodes.add(l);
+  }
+
+  void add(ListingListener l) {
+    listings.add(l);
+  }
+
+  void listing(int tableSize) {
+    for (ListingListener l : listings) {
+      try {
+        l.onListing(tableSize);
+      } catch (RuntimeException e) {
+        LOG.error("slurm_listing_listener_failed tableJobs={}", tableSize, e);
+      }
+    }
   }
 
   void job(JobChange c) {

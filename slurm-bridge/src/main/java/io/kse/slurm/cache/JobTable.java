@@ -31,6 +31,7 @@ final class JobTable {
   private volatile boolean synced;
   private final AtomicLong begun = new AtomicLong();
   private volatile long lastPublished;
+  private volatile int tableSize;
   private final List<Runnable> afterListing = new CopyOnWriteArrayList<>();
   private Instant lastListing = Instant.EPOCH; // under the pass lock
 
@@ -67,15 +68,21 @@ final class JobTable {
     long began = System.nanoTime();
     PlaceholderOwner who = pass.owner();
     List<SlurmJob> listing;
+    int[] inTable = {0};
     try {
       // kept as read: ours, and live impostors to count; everyone else's jobs are never held
       listing =
-          client.allJobs(j -> who.tagOf(j).isPresent() || who.impostor(j) && !j.state().isFinal());
+          client.allJobs(
+              j -> {
+                inTable[0]++;
+                return who.tagOf(j).isPresent() || who.impostor(j) && !j.state().isFinal();
+              });
     } catch (RuntimeException e) {
       requested = true;
       throw e;
     }
     lastTook = Duration.ofNanos(System.nanoTime() - began);
+    tableSize = inTable[0];
     lastListing = now;
     Instant at = clock.instant();
     Set<Long> seen = new HashSet<>();
@@ -143,6 +150,11 @@ final class JobTable {
 
   boolean listedSince(long mark) {
     return lastPublished > mark;
+  }
+
+  /** How many jobs (everyone's) the last listing read: what streaming it cost in garbage. */
+  int tableSize() {
+    return tableSize;
   }
 
   int impostors() {

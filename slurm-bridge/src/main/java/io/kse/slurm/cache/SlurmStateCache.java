@@ -126,6 +126,14 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
     }
   }
 
+  /**
+   * Told after each listing of the job table is published (and what waited on it has run), on the
+   * pass's thread, with how many jobs it read: everyone's, most of them streamed past and dropped.
+   */
+  public void addListingListener(java.util.function.IntConsumer l) {
+    listeners.add(l::accept);
+  }
+
   // ---- the view
 
   @Override
@@ -313,6 +321,9 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
         } catch (RuntimeException e) {
           LOG.error("slurm_after_listing_failed", e);
         }
+      }
+      if (listing > 0) {
+        listeners.listing(jobTable.tableSize());
       }
     }
   }

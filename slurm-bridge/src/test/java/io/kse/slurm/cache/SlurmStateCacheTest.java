@@ -47,6 +47,34 @@ class SlurmStateCacheTest {
     assertThat(changes.get(1).started()).isTrue();
   }
 
+  /**
+   * Issue 47: what the extender does with the heap after a listing depends on how big the table
+   * was, everyone's jobs counted — not how many of them are ours.
+   */
+  @Test
+  void eachPublishedListingTellsHowManyJobsTheWholeTableHeld() {
+    List<Integer> told = new ArrayList<>();
+    cache.addListingListener(told::add);
+    submit("u1");
+    slurm.addForeignJob("training-a", JobState.RUNNING, List.of("gpu-node-0"));
+    slurm.addForeignJob("training-b", JobState.PENDING, List.of());
+    cache.pollOnce();
+    assertThat(told).as("the start-up listing").containsExactly(3);
+    tick();
+    cache.pollOnce();
+    assertThat(told).as("a pass without a listing tells nothing").containsExactly(3);
+    slurm.addForeignJob("training-c", JobState.PENDING, List.of());
+    slurm.failWith(new SlurmUnavailableException("slurmrestd down"));
+    cache.resyncSoon();
+    tick();
+    assertThatThrownBy(cache::pollOnce).isInstanceOf(SlurmUnavailableException.class);
+    assertThat(told).as("a listing that failed tells nothing").containsExactly(3);
+    slurm.failWith(null);
+    tick();
+    cache.pollOnce();
+    assertThat(told).containsExactly(3, 4);
+  }
+
   @Test
   void aSecondLivePlaceholderOfOneKeyIsADuplicateAndTheOneHoldingNodesIsKept() {
     long first = submit("u1");
