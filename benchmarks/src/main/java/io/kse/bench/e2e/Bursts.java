@@ -50,6 +50,7 @@ final class Bursts {
    */
   Run bound(String ns, PodShape shape, int n, Map<String, Long> allocatedAt, boolean keepNamespace)
       throws Exception {
+    settle(cpu);
     kube.namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
         .create();
@@ -210,17 +211,40 @@ final class Bursts {
    */
   void awaitNoLive(String namespace) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    // COMPLETING too: its job steps end and its Epilog runs now, on the cores the next run uses
     while (System.nanoTime() < deadline
         && slurm.jobsChangedSince(Instant.EPOCH).jobs().stream()
             .anyMatch(
                 j ->
                     !j.state().isFinal()
-                        && j.state() != JobState.COMPLETING
                         && j.placeholder()
                             .map(t -> t.namespace().equals(namespace))
                             .orElse(false))) {
       Thread.sleep(200);
     }
-    Thread.sleep(1500); // let slurmctld finish the epilogs of what ended
+  }
+
+  /** The stack's CPU, all components, below which a measured run may begin: a quarter core. */
+  static final long QUIET_MS_PER_S = 250;
+
+  /**
+   * Waits (at most a minute) until the stack uses less than {@link #QUIET_MS_PER_S} of CPU a
+   * second: a run must not pay for the last one's teardown. The Kubernetes floor of 2026-11-28 and
+   * -29 did (200 slurmd job steps of the Slurm floor ending under it: 79 CPU-ms per pod in slurmd,
+   * its makespan 6.9-10.9 s where it had been 2.5).
+   */
+  static void settle(CpuMeter cpu) throws InterruptedException {
+    long began = System.nanoTime();
+    long deadline = began + TimeUnit.MINUTES.toNanos(1);
+    long used;
+    do {
+      Map<String, Long> before = cpu.snapshot();
+      Thread.sleep(1000);
+      Map<String, Long> spent = CpuMeter.spent(before, cpu.snapshot());
+      used = CpuMeter.stackTotal(spent);
+    } while (used >= QUIET_MS_PER_S && System.nanoTime() < deadline);
+    System.err.printf(
+        "[bench] settled after %d ms (stack CPU %d ms in the last second)%n",
+        (System.nanoTime() - began) / 1_000_000, used);
   }
 }

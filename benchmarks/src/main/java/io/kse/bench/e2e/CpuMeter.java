@@ -78,6 +78,17 @@ final class CpuMeter {
   }
 
   /** {@code after - before} per component (a component that restarted in between counts 0). */
+  /**
+   * The stack's CPU in {@code spent}: every component once (an extender's per-thread-kind entries
+   * are part of its own), the load generator left out.
+   */
+  static long stackTotal(Map<String, Long> spent) {
+    return spent.entrySet().stream()
+        .filter(e -> !e.getKey().contains(".") && !e.getKey().equals(LOAD_GENERATOR))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
+
   static Map<String, Long> spent(Map<String, Long> before, Map<String, Long> after) {
     Map<String, Long> d = new TreeMap<>();
     after.forEach((k, v) -> d.put(k, Math.max(0, v - before.getOrDefault(k, 0L))));

@@ -47,10 +47,7 @@ record Run(
 
   /** Every process's CPU per bound pod (a process's parts, e.g. "extender.jit", not again). */
   double cpuMsPerPod() {
-    return cpuMs.entrySet().stream()
-            .filter(e -> !e.getKey().contains("."))
-            .mapToLong(Map.Entry::getValue)
-            .sum()
-        / (double) Math.max(1, bound.size());
+    long all = CpuMeter.stackTotal(cpuMs) + cpuMs.getOrDefault(CpuMeter.LOAD_GENERATOR, 0L);
+    return all / (double) Math.max(1, bound.size());
   }
 }

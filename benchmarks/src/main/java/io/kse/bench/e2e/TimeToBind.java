@@ -186,6 +186,7 @@ public final class TimeToBind {
    * incremental poll (jobs changed since the last look) at our cache's interval.
    */
   private Run slurmFloor(int n, int gpus) throws Exception {
+    Bursts.settle(cpu);
     Map<Long, Long> submitted = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(Bursts.CREATORS);
     Map<String, Long> cpuBefore = cpu.snapshot();
