@@ -77,7 +77,6 @@ final class CpuMeter {
     return ms;
   }
 
-  /** {@code after - before} per component (a component that restarted in between counts 0). */
   /**
    * The stack's CPU in {@code spent}: every component once (an extender's per-thread-kind entries
    * are part of its own), the load generator left out.
@@ -89,6 +88,7 @@ final class CpuMeter {
         .sum();
   }
 
+  /** {@code after - before} per component (a component that restarted in between counts 0). */
   static Map<String, Long> spent(Map<String, Long> before, Map<String, Long> after) {
     Map<String, Long> d = new TreeMap<>();
     after.forEach((k, v) -> d.put(k, Math.max(0, v - before.getOrDefault(k, 0L))));
