@@ -159,6 +159,19 @@ final class Headlines {
             + r.scale(50000, "extender_heap_live_mib")
             + " MiB)",
         "< 300 MiB");
+    if (!r.scaleCheck(50000, "extender_rss_mib").isEmpty()) {
+      row(
+          "same, with the Deployment's JVM flags (`benchmarks/run scale-check`, "
+              + r.date("scale-check").orElse("")
+              + "): end of window / highest",
+          r.scaleCheck(50000, "extender_rss_mib")
+              + " / "
+              + r.scaleCheck(50000, "extender_rss_max_mib")
+              + " MiB (live heap "
+              + r.scaleCheck(50000, "extender_heap_live_mib")
+              + " MiB)",
+          "< 300 MiB");
+    }
     row(
         "time-to-bind when each pod needs a Slurm preemption (16 × 8 GPUs), p50",
         v("n32.preemption_ttb_p50_ms")

@@ -84,8 +84,17 @@ final class Raw {
 
   /** A figure of the scale tier's row for about {@code jobs} background jobs (±1 %). */
   String scale(int jobs, String key) {
+    return scaleIn("scale.txt", jobs, key);
+  }
+
+  /** The same from the last {@code benchmarks/run scale-check} (one queue size). */
+  String scaleCheck(int jobs, String key) {
+    return scaleIn("scale-check.txt", jobs, key);
+  }
+
+  private String scaleIn(String file, int jobs, String key) {
     String found = "";
-    for (Map<String, String> row : rows("scale.txt", "scale")) {
+    for (Map<String, String> row : rows(file, "scale")) {
       double b = Fmt.number(row.getOrDefault("background_jobs", "0"));
       if (b >= jobs * 0.99 && b <= jobs * 1.01) {
         found = row.getOrDefault(key, "");
