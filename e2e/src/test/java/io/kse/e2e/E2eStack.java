@@ -68,10 +68,16 @@ public final class E2eStack {
         run(Duration.ofMinutes(40), "start");
         shared = new E2eStack(LocalSlurmCluster.parseEnv(run(Duration.ofSeconds(30), "env")), true);
         shared.clearLeftovers();
-        // the extender of a reused stack may run an older build: serve this one
+        // the extender of a reused stack may run an older build, or an image (a stack remembers
+        // the image it ran): serve this one — the jar unless this run was given an image
         run(Duration.ofMinutes(1), "extender-stop");
         run(Duration.ofMinutes(1), "replica-stop"); // a soak's second replica, left by a crash
-        run(Duration.ofMinutes(3), "extender-start");
+        String image = System.getenv().getOrDefault("KSE_E2E_EXTENDER_IMAGE", "");
+        run(
+            Duration.ofMinutes(3),
+            image.isBlank()
+                ? new String[] {"extender-start", "--extender-jar"}
+                : new String[] {"extender-start"});
       }
     }
     return shared;
