@@ -16,6 +16,19 @@ final class Headlines {
     return r.v(key);
   }
 
+  /** The extender's RSS at the end of a scale window / its highest, and its live heap. */
+  private void rssRow(String figure, java.util.function.UnaryOperator<String> scale) {
+    row(
+        figure,
+        scale.apply("extender_rss_mib")
+            + " / "
+            + scale.apply("extender_rss_max_mib")
+            + " MiB (live heap "
+            + scale.apply("extender_heap_live_mib")
+            + " MiB)",
+        "< 300 MiB");
+  }
+
   private void row(String figure, String value, String target) {
     md.append("| ").append(figure).append(" | ").append(value).append(" | ").append(target);
     md.append(" |\n");
@@ -150,27 +163,15 @@ final class Headlines {
             + Fmt.mb(r.scale(50000, "bytes_read"), 2)
             + " MB",
         "flat (±20 %)");
-    row(
+    rssRow(
         "extender RSS in steady state at 10,000 nodes, 50,000 jobs: end of window / highest",
-        r.scale(50000, "extender_rss_mib")
-            + " / "
-            + r.scale(50000, "extender_rss_max_mib")
-            + " MiB (live heap "
-            + r.scale(50000, "extender_heap_live_mib")
-            + " MiB)",
-        "< 300 MiB");
+        key -> r.scale(50000, key));
     if (!r.scaleCheck(50000, "extender_rss_mib").isEmpty()) {
-      row(
+      rssRow(
           "same, with the Deployment's JVM flags (`benchmarks/run scale-check`, "
               + r.date("scale-check").orElse("")
               + "): end of window / highest",
-          r.scaleCheck(50000, "extender_rss_mib")
-              + " / "
-              + r.scaleCheck(50000, "extender_rss_max_mib")
-              + " MiB (live heap "
-              + r.scaleCheck(50000, "extender_heap_live_mib")
-              + " MiB)",
-          "< 300 MiB");
+          key -> r.scaleCheck(50000, key));
     }
     row(
         "time-to-bind when each pod needs a Slurm preemption (16 × 8 GPUs), p50",
