@@ -78,6 +78,10 @@ final class ResultsJson {
     f.put("scale_bytes_read_per_min_50000_jobs", r.scale(50000, "bytes_read"));
     f.put("scale_extender_rss_mib_50000_jobs", r.scale(50000, "extender_rss_mib"));
     f.put("scale_extender_rss_max_mib_50000_jobs", r.scale(50000, "extender_rss_max_mib"));
+    // the last scale-check: the same queue with the Deployment's JVM flags (issue 47)
+    f.put("scale_check_extender_rss_mib_50000_jobs", r.scaleCheck(50000, "extender_rss_mib"));
+    f.put(
+        "scale_check_extender_rss_max_mib_50000_jobs", r.scaleCheck(50000, "extender_rss_max_mib"));
     f.put("scale_drain_to_taint_ms_50000_jobs", r.scale(50000, "drain_to_taint_ms"));
     StringBuilder out = new StringBuilder("{\n");
     out.append("  \"date\": \"").append(date).append("\",\n");
