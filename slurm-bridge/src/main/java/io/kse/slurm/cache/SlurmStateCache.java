@@ -15,8 +15,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -404,28 +402,6 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       publish(pass);
     } finally {
       passLock.unlock();
-    }
-  }
-
-  /** Jobs read for hints, waiting for the pass under way (or the next) to publish them. */
-  private static final class HintedReads {
-    private record Read(SlurmJob job, Instant at, long seq) {}
-
-    private final Queue<Read> reads = new ConcurrentLinkedQueue<>();
-
-    void add(SlurmJob job, Instant at, long seq) {
-      reads.add(new Read(job, at, seq));
-    }
-
-    boolean waiting() {
-      return !reads.isEmpty();
-    }
-
-    /** Hands every waiting read to the pass (under the pass lock); each only once. */
-    void applyTo(Pass pass) {
-      for (Read r; (r = reads.poll()) != null; ) {
-        pass.observedJob(r.job(), r.at(), r.seq()); // an older read does not age the pass
-      }
     }
   }
 
