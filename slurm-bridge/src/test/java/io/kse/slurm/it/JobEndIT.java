@@ -175,7 +175,8 @@ class JobEndIT {
    * too), so it keeps asking instead of letting the node go at the first "unknown".
    */
   @Test
-  void aHoldWhoseFirstQuestionsGoUnansweredIsKeptOnceAnExtenderAnswers() {
+  void aHoldWhoseFirstQuestionsGoUnansweredIsKeptOnceAnExtenderAnswers()
+      throws InterruptedException {
     long id =
         slurm.submit(
             cluster
@@ -188,11 +189,18 @@ class JobEndIT {
     answers.unsyncedFor(id, 8); // 2 s of "unknown"
     String node = awaitJob(id, "running", j -> j.state() == JobState.RUNNING).nodes().get(0);
     long witness = pinned("training", node);
+    // as in the test above: the run is not ended in its launch's first seconds (this test is about
+    // the unanswered questions, not a cancel racing slurmd's launch on a loaded machine)
+    Thread.sleep(2_000);
     cluster.cli("scancel", Long.toString(id));
-    await("the Epilog asks about job " + id)
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> answers.asked(id, node));
+    try {
+      await("the Epilog asks about job " + id)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> answers.asked(id, node));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(e.getMessage() + "\n" + whatSlurmSaysOf(id, node), e);
+    }
     await("past the unanswered questions")
         .atMost(Duration.ofSeconds(30))
         .until(() -> answers.unsynced.get(id).get() < 0);
@@ -205,6 +213,26 @@ class JobEndIT {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> stateOf(witness) == JobState.RUNNING);
     cluster.cli("scancel", Long.toString(witness));
+  }
+
+  /** For a failure's message: the job as slurmctld has it, and its node's slurmd log about it. */
+  static String whatSlurmSaysOf(long id, String node) {
+    StringBuilder said = new StringBuilder();
+    try {
+      said.append(cluster.cli("scontrol", "show", "job", Long.toString(id)));
+    } catch (RuntimeException e) {
+      said.append("scontrol show job ").append(id).append(": ").append(e.getMessage());
+    }
+    Path log = Path.of(cluster.env("KSE_LAB_DIR"), "log", "slurmd-" + node + ".log");
+    try (var lines = Files.lines(log)) {
+      String job = Long.toString(id);
+      lines
+          .filter(l -> l.matches(".*\\b" + job + "\\b.*"))
+          .forEach(l -> said.append("\n").append(log.getFileName()).append(": ").append(l));
+    } catch (IOException | java.io.UncheckedIOException e) {
+      said.append("\n").append(log).append(": ").append(e.getMessage());
+    }
+    return said.toString();
   }
 
   /** The failed node answers again and is resumed (once more is harmless: both are idempotent). */
