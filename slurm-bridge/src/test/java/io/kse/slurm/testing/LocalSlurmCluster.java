@@ -282,6 +282,11 @@ public final class LocalSlurmCluster {
             "--gres=" + gres,
             "-t",
             "5",
+            // its output nowhere and its directory the lab's: never a slurm-N.out in the checkout
+            "-o",
+            "/dev/null",
+            "-D",
+            jobDir().toString(),
             "--wrap",
             "sleep 300");
     return Long.parseLong(out.trim().split(";")[0]);
