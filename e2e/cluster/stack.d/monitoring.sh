@@ -17,10 +17,33 @@ install_monitoring_crds() {
   poll 30 kubectl get servicemonitors -A || fail "the ServiceMonitor CRD is not served"
 }
 
+# A rule file's time windows (for: and range selectors such as [2m]) divided by $1, so that the
+# e2e waits seconds where an alert waits minutes: the expressions and their series are what the
+# e2e proves; promtool (testing/monitoring/rules-test) tests the windows as written. 1 keeps them.
+alert_windows_divided_by() {
+  awk -v k="$1" '
+    function secs(n, u) { return n * (u == "s" ? 1 : u == "m" ? 60 : u == "h" ? 3600 : 86400) }
+    function scaled(d,   n, u, s) {
+      n = d; sub(/[smhd]$/, "", n); u = substr(d, length(d))
+      s = int(secs(n, u) / k); return (s < 1 ? 1 : s) "s"
+    }
+    BEGIN { if (k !~ /^[1-9][0-9]*$/) { print "alert_windows_divided_by: not a divisor: " k > "/dev/stderr"; exit 2 } }
+    k == 1 { print; next }
+    {
+      out = ""
+      while (match($0, /(for: *|\[)[0-9]+[smhd]/)) {
+        head = substr($0, RSTART, RLENGTH); dur = head; sub(/^(for: *|\[)/, "", dur)
+        out = out substr($0, 1, RSTART - 1) substr(head, 1, length(head) - length(dur)) scaled(dur)
+        $0 = substr($0, RSTART + RLENGTH)
+      }
+      print out $0
+    }'
+}
+
 # Prometheus (Debian's package, or on PATH) scraping the extender and the slurm-inference
 # kube-scheduler every 2 s with the alerts of manifests/overlays/monitoring loaded, evaluated every
-# 2 s (their for: windows as written). Labels as the ServiceMonitor gives them: job kse-metrics,
-# endpoint ops|scheduler. Off with KSE_E2E_PROMETHEUS=off.
+# 2 s, their windows divided by KSE_E2E_ALERT_TIME_DIVISOR (6: for: 1m is 10 s). Labels as the
+# ServiceMonitor gives them: job kse-metrics, endpoint ops|scheduler. Off with KSE_E2E_PROMETHEUS=off.
 start_prometheus() {
   [ "${KSE_E2E_PROMETHEUS:-on}" = on ] || return 0
   if ! command -v prometheus >/dev/null; then
@@ -29,8 +52,8 @@ start_prometheus() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus >/dev/null
   fi
   mkdir -p "$dir/prometheus"
-  "$REPO/testing/monitoring/rules-of" "$REPO/manifests/overlays/monitoring/prometheus-rule.yaml" \
-    >"$dir/prometheus/kse.rules.yaml"
+  "$REPO/testing/monitoring/rules-of" "$REPO/manifests/overlays/monitoring/prometheus-rule.yaml" |
+    alert_windows_divided_by "${KSE_E2E_ALERT_TIME_DIVISOR:-6}" >"$dir/prometheus/kse.rules.yaml"
   cut -d, -f1 "$pki/tokens.csv" >"$dir/prometheus/token"
   chmod 600 "$dir/prometheus/token"
   cat >"$dir/prometheus/prometheus.yml" <<EOF
