@@ -43,6 +43,11 @@ public abstract class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public Optional<Map<Long, JobState>> allJobStates() {
+    return delegate().allJobStates();
+  }
+
+  @Override
   public NodeListing nodesChangedSince(Instant since) {
     return delegate().nodesChangedSince(since);
   }

@@ -68,11 +68,10 @@ public final class ScaleLoad {
           ready = false;
           System.err.printf("[scale] the extender did not become ready: %s%n", e.getMessage());
         }
-        // its start-up listing of the whole table and its takeover's (the writer Lease), then
-        // steady state: the window begins 10 s after the second
+        // its start-up listing of the whole table, then its takeover's (the writer Lease): every
+        // job's state where slurmrestd has it, else a second listing; the window begins 10 s after
         long until = System.nanoTime() + 600_000_000_000L;
-        while (extenderCounters(stack).getOrDefault("calls_list_jobs", 0.0) < 2
-            && System.nanoTime() < until) {
+        while (!tookOver(extenderCounters(stack)) && System.nanoTime() < until) {
           Thread.sleep(1_000);
         }
         Thread.sleep(10_000);
@@ -91,6 +90,12 @@ public final class ScaleLoad {
         System.out.println(out);
       }
     }
+  }
+
+  /** The writer has caught up: by every job's state after the start-up listing, or a second. */
+  static boolean tookOver(Map<String, Double> calls) {
+    double listings = calls.getOrDefault("calls_list_jobs", 0.0);
+    return listings >= 2 || listings >= 1 && calls.getOrDefault("calls_all_job_states", 0.0) >= 1;
   }
 
   private static int nodeCount(BenchStack stack) {

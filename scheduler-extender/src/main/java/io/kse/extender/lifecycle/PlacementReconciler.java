@@ -112,9 +112,9 @@ public final class PlacementReconciler {
 
   /** The reconciler and its parts, wired. */
   public static PlacementReconciler wire(Views given, Calls c, Settings s) {
-    // a new writer acts only once it has read slurmctld's whole job table since taking over: its
-    // cache follows the jobs it made, not the previous writer's (a placeholder it did not know of
-    // would be submitted twice)
+    // a new writer acts only once it has read the jobs made since its cache last listed
+    // slurmctld's table: its cache follows the jobs it made, not the previous writer's (a
+    // placeholder it did not know of would be submitted twice)
     Takeover takeover = new Takeover(c.relisting());
     Views v = given.gated(takeover::caughtUp);
     WakeMemo woken = new WakeMemo();
@@ -164,10 +164,12 @@ public final class PlacementReconciler {
       listingsBefore = cache.listingsBegun();
     }
 
-    /** The whole table read again, then {@code then}. */
+    /**
+     * The jobs made since the cache's last listing read (or the whole table), then {@code then}.
+     */
     void relist(Runnable then) {
       cache.afterNextListing(then);
-      cache.resyncSoon();
+      cache.catchUpSoon();
     }
 
     boolean caughtUp() {
@@ -275,8 +277,8 @@ public final class PlacementReconciler {
 
   /** The new writer converges everything, exactly as after any other missed change. */
   public void takeOver() {
-    // the previous writer's placeholders may be unknown here: nothing is done until slurmctld's
-    // whole job table has been read again, then every placement is converged
+    // the previous writer's placeholders may be unknown here: nothing is done until the jobs made
+    // since this cache last listed slurmctld's table are read, then every placement is converged
     takeover.now();
     takeover.relist(() -> LOG.info("writer_takeover placementsQueued={}", reconcileAll()));
   }

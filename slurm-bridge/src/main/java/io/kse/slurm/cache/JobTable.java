@@ -1,10 +1,13 @@
 package io.kse.slurm.cache;
 
+import io.kse.slurm.JobState;
 import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,9 +17,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * slurmctld's whole job table — everyone's jobs, so read only at start, on takeover and as the
+ * slurmctld's whole job table — everyone's jobs, so read only at start, when in doubt and as the
  * safety net — and what hangs on it: orphans and lost submissions found, impostors counted, the
  * takeover's "listed since", callbacks waiting for the next listing.
+ *
+ * <p>A takeover catches up instead where slurmrestd can say every job's state in one small answer
+ * (v0.0.41+): slurmctld numbers jobs as they are made, so the jobs made since the last listing —
+ * the previous writer's last placeholders among them — are the ids that listing did not hold, read
+ * one by one. At 50,000 jobs the whole table was 458 MB and 3 minutes of slurmrestd's CPU.
  */
 final class JobTable {
   private static final Logger LOG = LoggerFactory.getLogger(JobTable.class);
@@ -33,7 +41,17 @@ final class JobTable {
   private volatile long lastPublished;
   private volatile int tableSize;
   private final List<Runnable> afterListing = new CopyOnWriteArrayList<>();
+  private volatile boolean catchUpAsked;
+  private volatile boolean lastWasWhole;
   private Instant lastListing = Instant.EPOCH; // under the pass lock
+  // every id the last listing held, and those catching up read since, sorted (under the pass lock)
+  private long[] listedIds;
+
+  /**
+   * Jobs made since the last listing read one by one when catching up, at most: past it, or past a
+   * quarter of the table (the listing is then about as cheap), the whole table instead.
+   */
+  static final int MAX_CATCH_UP_READS = 1_000;
 
   JobTable(SlurmClient client, Duration safetyNet, java.time.Clock clock) {
     this.client = client;
@@ -51,7 +69,20 @@ final class JobTable {
     lostAnswerAt = at;
   }
 
+  /**
+   * The jobs made since the last listing on the next pass (a takeover): by difference where
+   * slurmrestd can say every job's state at once, else the whole table. Either counts as a listing
+   * for {@link #listedSince} and the callbacks.
+   */
+  void requestCatchUp() {
+    catchUpAsked = true;
+  }
+
   boolean due(Instant now) {
+    return catchUpAsked || wholeDue(now);
+  }
+
+  private boolean wholeDue(Instant now) {
     return PassPlan.listJobs(
         requested, lastListing, PassPlan.safetyNet(safetyNet, lastTook), lostAnswerAt, now);
   }
@@ -62,19 +93,32 @@ final class JobTable {
    * #published} once the pass is.
    */
   long list(Pass pass, OurJobs book, Instant now) {
-    requested = false;
+    boolean catchUp = catchUpAsked && listedIds != null && !wholeDue(now);
+    catchUpAsked = false;
     long seq = begun.incrementAndGet();
+    if (catchUp) {
+      try {
+        if (caughtUp(pass, book)) {
+          lastWasWhole = false;
+          return seq;
+        }
+      } catch (RuntimeException e) {
+        catchUpAsked = true;
+        throw e;
+      }
+    }
+    requested = false;
     long read = book.beginRead();
     long began = System.nanoTime();
     PlaceholderOwner who = pass.owner();
     List<SlurmJob> listing;
-    int[] inTable = {0};
+    IdList ids = new IdList();
     try {
-      // kept as read: ours, and live impostors to count; everyone else's jobs are never held
+      // kept as read: ours, and live impostors to count; everyone else's jobs are only counted
       listing =
           client.allJobs(
               j -> {
-                inTable[0]++;
+                ids.add(j.id());
                 return who.tagOf(j).isPresent() || who.impostor(j) && !j.state().isFinal();
               });
     } catch (RuntimeException e) {
@@ -82,7 +126,9 @@ final class JobTable {
       throw e;
     }
     lastTook = Duration.ofNanos(System.nanoTime() - began);
-    tableSize = inTable[0];
+    tableSize = ids.size();
+    listedIds = ids.sorted();
+    lastWasWhole = true;
     lastListing = now;
     Instant at = clock.instant();
     Set<Long> seen = new HashSet<>();
@@ -122,6 +168,85 @@ final class JobTable {
   }
 
   /**
+   * Catching up by difference: every job's state, then the ids the last listing did not hold read
+   * one by one (ours observed, live impostors counted); ours slurmctld no longer has count as a
+   * miss, as in a listing. False, having read nothing but the states, where slurmrestd cannot say
+   * every state at once or too many jobs were made since: the whole table then.
+   */
+  private boolean caughtUp(Pass pass, OurJobs book) {
+    long began = System.nanoTime();
+    java.util.Optional<java.util.Map<Long, JobState>> answer = client.allJobStates();
+    if (answer.isEmpty()) {
+      return false;
+    }
+    java.util.Map<Long, JobState> states = answer.get();
+    List<Long> made = new ArrayList<>();
+    for (long id : states.keySet()) {
+      if (Arrays.binarySearch(listedIds, id) < 0 && !pass.jobs.containsKey(id)) {
+        made.add(id);
+      }
+    }
+    if (made.size() > Math.min(MAX_CATCH_UP_READS, Math.max(16, states.size() / 4))) {
+      LOG.info(
+          "slurm_catch_up_by_listing jobs={} madeSinceListing={} reason=too_many_to_read",
+          states.size(),
+          made.size());
+      return false;
+    }
+    long read = book.beginRead();
+    PlaceholderOwner who = pass.owner();
+    Set<Long> live = new HashSet<>(impostors);
+    int ours = 0;
+    for (long id : made) {
+      java.util.Optional<SlurmJob> j = readQuietly(id);
+      if (j.isEmpty()) {
+        continue;
+      }
+      if (who.tagOf(j.get()).isPresent()) {
+        pass.observedJob(j.get(), clock.instant(), read);
+        ours++;
+      } else if (who.impostor(j.get()) && !j.get().state().isFinal()) {
+        live.add(id);
+      }
+    }
+    live.retainAll(states.keySet());
+    impostors = Set.copyOf(live);
+    Instant at = clock.instant();
+    for (Long id : List.copyOf(pass.jobs.keySet())) {
+      if (!states.containsKey(id) && !book.lookingFor(id)) {
+        if (pass.jobs.get(id).state().isFinal()) {
+          pass.gone(id, at);
+        } else {
+          pass.missed(id, at);
+        }
+      }
+    }
+    IdList merged = new IdList();
+    for (long id : listedIds) {
+      merged.add(id);
+    }
+    made.forEach(merged::add);
+    listedIds = merged.sorted();
+    tableSize = states.size();
+    LOG.info(
+        "slurm_caught_up jobs={} madeSinceListing={} ours={} tookMs={}",
+        states.size(),
+        made.size(),
+        ours,
+        (System.nanoTime() - began) / 1_000_000);
+    return true;
+  }
+
+  /** A job Slurm refuses to read (a name it cannot parse) is one it does not have. */
+  private java.util.Optional<SlurmJob> readQuietly(long id) {
+    try {
+      return client.job(id);
+    } catch (io.kse.slurm.SlurmRejectedException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /**
    * The pass holding listing {@code seq} is published: the table counts as read, and the callbacks
    * that were waiting before it began ({@code answered}) are no longer waiting.
    */
@@ -157,8 +282,36 @@ final class JobTable {
     return tableSize;
   }
 
+  /** Whether the last listing read the whole table (not caught up by difference). */
+  boolean lastWasWhole() {
+    return lastWasWhole;
+  }
+
   int impostors() {
     return impostors.size();
+  }
+
+  /** Ids as a listing streams them: eight bytes each, never a boxed set of 50,000. */
+  private static final class IdList {
+    private long[] ids = new long[1024];
+    private int size;
+
+    void add(long id) {
+      if (size == ids.length) {
+        ids = Arrays.copyOf(ids, size * 2);
+      }
+      ids[size++] = id;
+    }
+
+    int size() {
+      return size;
+    }
+
+    long[] sorted() {
+      long[] out = Arrays.copyOf(ids, size);
+      Arrays.sort(out);
+      return out;
+    }
   }
 
   /** Text from Slurm that any user wrote, safe on one log line. */

@@ -224,10 +224,16 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
         EndHints.mayBePreemptedForUs(snapshot.jobs().values(), book.anyLookedFor(), now));
   }
 
-  /** The whole job table on the next pass: after a takeover, or when in doubt. */
+  /** The whole job table on the next pass: when in doubt. */
   @Override
   public void resyncSoon() {
     jobTable.requestListing();
+  }
+
+  /** The jobs made since the last listing, on the next pass: a takeover ({@link JobTable}). */
+  @Override
+  public void catchUpSoon() {
+    jobTable.requestCatchUp();
   }
 
   /** Runs {@code r} once, after the next full listing of the job table has been published. */
@@ -320,7 +326,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
           LOG.error("slurm_after_listing_failed", e);
         }
       }
-      if (listing > 0) {
+      if (listing > 0 && jobTable.lastWasWhole()) {
         listeners.listing(jobTable.tableSize());
       }
     }

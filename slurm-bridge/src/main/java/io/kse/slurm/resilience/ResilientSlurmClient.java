@@ -137,6 +137,11 @@ public final class ResilientSlurmClient implements SlurmClient {
   }
 
   @Override
+  public Optional<java.util.Map<Long, io.kse.slurm.JobState>> allJobStates() {
+    return call("all_job_states", true, delegate::allJobStates);
+  }
+
+  @Override
   public io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
     return call("list_nodes", true, () -> delegate.nodesChangedSince(since));
   }

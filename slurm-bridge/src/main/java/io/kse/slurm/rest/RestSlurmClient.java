@@ -176,6 +176,23 @@ public final class RestSlurmClient implements SlurmClient {
   }
 
   /**
+   * {@code GET jobs/state} with no ids (v0.0.41+): every job, only its id and state — seen live on
+   * 24.11 and 26.05, where an array's tasks come as {@code 12_3} (skipped: no placeholder is one).
+   */
+  @Override
+  public Optional<java.util.Map<Long, JobState>> allJobStates() {
+    if (version == ApiVersion.V0038) {
+      return Optional.empty();
+    }
+    JsonNode body = http.get("all job states", path("jobs/state" + slash)).body();
+    java.util.Map<Long, JobState> out = new java.util.HashMap<>();
+    for (JsonNode j : body.path("jobs")) {
+      SlurmJson.number(j.path("job_id")).ifPresent(id -> out.put(id, SlurmJson.state(j)));
+    }
+    return Optional.of(out);
+  }
+
+  /**
    * How {@code update_time} is written for this version. v0.0.40 and v0.0.41 (Slurm 24.05–25.11)
    * refuse a UNIX timestamp there (422 "Parsing of … for timestamp failed", every incremental poll
    * lost until the full resync; seen live on 24.11) and take Slurm's relative form {@code

@@ -75,6 +75,81 @@ class SlurmStateCacheTest {
     assertThat(told).containsExactly(3, 4);
   }
 
+  /**
+   * Issue 47: a takeover at 50,000 jobs listed the whole table again (458 MB, 3 minutes of
+   * slurmrestd's CPU) after the start-up's listing. It now reads every job's state and, one by one,
+   * only the jobs made since that listing: the previous writer's last placeholder is found, the
+   * whole table is not read, and the takeover's wait ends as after a listing.
+   */
+  @Test
+  void aTakeoverReadsOnlyTheJobsMadeSinceTheLastListing() {
+    List<Integer> told = new ArrayList<>();
+    cache.addListingListener(told::add);
+    slurm.addForeignJob("training-a", JobState.RUNNING, List.of("gpu-node-0"));
+    long before = submit("u1"); // the previous writer's, listed at start
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).isEqualTo(1);
+    long made = submit("u2"); // the previous writer's last, made after this cache listed
+    long other = slurm.addForeignJob("training-b", JobState.PENDING, List.of());
+    slurm.purge(before);
+    long mark = cache.listingsBegun();
+    boolean[] then = {false};
+    cache.afterNextListing(() -> then[0] = true);
+    cache.catchUpSoon();
+    tick();
+    int reads = slurm.jobsRead().size();
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).as("the whole table is not read again").isEqualTo(1);
+    assertThat(slurm.allStateCalls()).isEqualTo(1);
+    assertThat(cache.jobFor("u2")).map(SlurmJob::id).contains(made);
+    List<Long> read = slurm.jobsRead().subList(reads, slurm.jobsRead().size());
+    assertThat(read.subList(0, 2))
+        .as("the two jobs made since the listing, read one by one first")
+        .containsExactlyInAnyOrder(made, other);
+    assertThat(read.subList(2, read.size()))
+        .as("then only the pass's own reads of ours (the one missing, the one just found)")
+        .isSubsetOf(before, made);
+    assertThat(cache.listedSince(mark)).as("the takeover's wait is over").isTrue();
+    assertThat(then[0]).isTrue();
+    assertThat(told).as("no table was streamed: no collection after it").containsExactly(2);
+    assertThat(cache.job(before))
+        .as(
+            "purged: missing from the states, then from its own read (two misses, as after a listing)")
+        .isEmpty();
+    tick();
+    cache.catchUpSoon();
+    reads = slurm.jobsRead().size();
+    cache.pollOnce();
+    assertThat(slurm.jobsRead().subList(reads, slurm.jobsRead().size()))
+        .as("nothing made since: no other job read")
+        .doesNotContain(other);
+    assertThat(slurm.listCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void aTakeoverListsTheWholeTableWhereStatesCannotBeAskedAllAtOnceOrTooManyJobsWereMade() {
+    slurm.speak(io.kse.slurm.ApiVersion.V0038);
+    submit("u1");
+    cache.pollOnce();
+    submit("u2");
+    cache.catchUpSoon();
+    tick();
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).as("22.05: the whole table").isEqualTo(2);
+    assertThat(cache.jobFor("u2")).isPresent();
+
+    slurm.speak(io.kse.slurm.ApiVersion.V0045);
+    for (int i = 0; i < JobTable.MAX_CATCH_UP_READS + 1; i++) {
+      slurm.addForeignJob("burst-" + i, JobState.PENDING, List.of());
+    }
+    cache.catchUpSoon();
+    tick();
+    int reads = slurm.jobsRead().size();
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).as("too many made since: the whole table").isEqualTo(3);
+    assertThat(slurm.jobsRead().size() - reads).as("none of them read one by one").isLessThan(5);
+  }
+
   @Test
   void aSecondLivePlaceholderOfOneKeyIsADuplicateAndTheOneHoldingNodesIsKept() {
     long first = submit("u1");

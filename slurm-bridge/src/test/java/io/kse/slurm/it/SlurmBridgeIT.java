@@ -222,6 +222,46 @@ class SlurmBridgeIT {
   }
 
   /**
+   * Issue 47: every job's state in one call where slurmrestd has {@code jobs/state} (24.11, 26.05),
+   * other users' jobs too (a takeover catches up by difference); none on 22.05, which lists.
+   */
+  @Test
+  void everyJobsStateInOneCallWhereTheVersionHasIt() {
+    long ours = slurm.submit(placeholder("all-states").hold(true).build());
+    long theirs =
+        Long.parseLong(
+            cluster
+                .cli(
+                    "sbatch",
+                    "--parsable",
+                    "-p",
+                    "training",
+                    "--hold",
+                    "-o",
+                    "/dev/null",
+                    "-D",
+                    cluster.jobDir().toString(),
+                    "--wrap",
+                    "sleep 60")
+                .trim()
+                .split(";")[0]);
+    java.util.Optional<java.util.Map<Long, JobState>> all = slurm.allJobStates();
+    if (slurm.apiVersion() == io.kse.slurm.ApiVersion.V0038) {
+      assertThat(all).as("v0.0.38 has no jobs/state").isEmpty();
+    } else {
+      assertThat(all)
+          .hasValueSatisfying(
+              m ->
+                  assertThat(m)
+                      .containsEntry(ours, JobState.PENDING)
+                      .as("another user's job, submitted by root")
+                      .containsEntry(theirs, JobState.PENDING));
+    }
+    slurm.cancel(ours);
+    cluster.cli("scancel", Long.toString(theirs));
+  }
+
+  /**
    * Issue 28: nodes listed with update_time, on every version: an unchanged table is one small
    * answer, a drained node lists it again.
    */

@@ -392,6 +392,25 @@ class RestSlurmClientTest {
   }
 
   @Test
+  void everyJobsStateIsOneCallWithoutIdsAndAnArraysTasksAreLeftOut() {
+    // the answer of 24.11 for two jobs and an array of two tasks, as seen live
+    restd.on(
+        "GET /slurm/v0.0.42/jobs/state/",
+        Answer.ok(
+            "{\"jobs\":[{\"job_id\":\"1\",\"state\":[\"PENDING\"]},"
+                + "{\"job_id\":\"2\",\"state\":[\"RUNNING\"]},"
+                + "{\"job_id\":\"3_1\",\"state\":[\"PENDING\"]},"
+                + "{\"job_id\":\"3_2\",\"state\":[\"PENDING\"]}],\"errors\":[]}"));
+    assertThat(client(ApiVersion.V0042).allJobStates())
+        .hasValue(Map.of(1L, JobState.PENDING, 2L, JobState.RUNNING));
+    assertThat(restd.requests()).hasSize(1);
+    assertThat(client(ApiVersion.V0038).allJobStates())
+        .as("22.05 has no jobs/state: the caller lists the table")
+        .isEmpty();
+    assertThat(restd.requests()).as("and nothing is asked").hasSize(1);
+  }
+
+  @Test
   void jobStatesOn2205AsksJobByJob() {
     restd.on("GET /slurm/v0.0.38/job/7", Answer.ok(Fixtures.text("v0.0.38", "job-held.json")));
     restd.on(

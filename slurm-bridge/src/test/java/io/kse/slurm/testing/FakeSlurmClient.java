@@ -100,6 +100,13 @@ public final class FakeSlurmClient implements SlurmClient {
 
   private int jobCalls;
 
+  /** The ids read one by one, in order. */
+  public synchronized List<Long> jobsRead() {
+    return List.copyOf(jobsRead);
+  }
+
+  private final List<Long> jobsRead = new java.util.ArrayList<>();
+
   @Override
   public synchronized ApiVersion apiVersion() {
     return version;
@@ -303,6 +310,7 @@ public final class FakeSlurmClient implements SlurmClient {
   public synchronized Optional<SlurmJob> job(long jobId) {
     check();
     jobCalls++;
+    jobsRead.add(jobId);
     if (unansweredOnce.remove(jobId)) {
       return Optional.empty();
     }
@@ -339,6 +347,25 @@ public final class FakeSlurmClient implements SlurmClient {
       }
     }
     return out;
+  }
+
+  /** Calls for every job's state ({@code jobs/state} without ids). */
+  public synchronized int allStateCalls() {
+    return allStateCalls;
+  }
+
+  private int allStateCalls;
+
+  @Override
+  public synchronized Optional<java.util.Map<Long, JobState>> allJobStates() {
+    check();
+    if (version == ApiVersion.V0038) {
+      return Optional.empty();
+    }
+    allStateCalls++;
+    java.util.Map<Long, JobState> out = new java.util.HashMap<>();
+    jobs.values().forEach(j -> out.put(j.id(), j.state()));
+    return Optional.of(out);
   }
 
   @Override

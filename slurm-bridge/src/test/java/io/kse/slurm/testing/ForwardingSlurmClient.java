@@ -52,6 +52,12 @@ public class ForwardingSlurmClient implements SlurmClient {
   }
 
   @Override
+  public java.util.Optional<java.util.Map<Long, io.kse.slurm.JobState>> allJobStates() {
+    before();
+    return delegate.allJobStates();
+  }
+
+  @Override
   public io.kse.slurm.NodeListing nodesChangedSince(Instant since) {
     before();
     return delegate.nodesChangedSince(since);
