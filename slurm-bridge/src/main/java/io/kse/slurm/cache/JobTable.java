@@ -209,7 +209,7 @@ final class JobTable {
         live.add(id);
       }
     }
-    live.retainAll(states.keySet());
+    live.removeIf(id -> !states.containsKey(id) || states.get(id).isFinal());
     impostors = Set.copyOf(live);
     Instant at = clock.instant();
     for (Long id : List.copyOf(pass.jobs.keySet())) {

@@ -330,6 +330,34 @@ class StateCadenceTest {
     assertThat(cache.job(orphan)).isPresent();
   }
 
+  /** Issue 47: a takeover's catching up by difference finds what a listing would, impostors too. */
+  @Test
+  void aTakeoverCatchingUpFindsTheOrphanAndCountsTheImpostorMadeSinceTheListing() {
+    cache.owner(
+        new io.kse.slurm.PlaceholderOwner(
+            java.util.Optional.empty(), java.util.Optional.of(FakeSlurmClient.USER)));
+    cache.pollOnce();
+    long orphan =
+        slurm.submit(JobSubmission.builder(new PlaceholderTag("ns", "pod-x", "ux")).build());
+    String comment = new PlaceholderTag("ns", "pod-y", "uy").toComment();
+    long impostor = slurm.addJobAs("mallory", comment);
+    long ended = slurm.addJobAs("mallory", comment);
+    slurm.end(ended, JobState.CANCELLED);
+    int listings = slurm.listCalls();
+    cache.catchUpSoon();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(slurm.listCalls()).as("caught up without a listing").isEqualTo(listings);
+    assertThat(cache.job(orphan)).isPresent();
+    assertThat(cache.impostors()).as("the live copy, not the cancelled one").isEqualTo(1);
+    assertThat(cache.job(impostor)).as("never kept").isEmpty();
+    slurm.end(impostor, JobState.CANCELLED);
+    cache.catchUpSoon();
+    clock.advance(PASS);
+    cache.pollOnce();
+    assertThat(cache.impostors()).as("ended since: no harm").isZero();
+  }
+
   @Test
   void whatWaitsForTheNextListingRunsOnceAfterIt() {
     cache.pollOnce();
