@@ -198,7 +198,7 @@ final class JobTable {
     Set<Long> live = new HashSet<>(impostors);
     int ours = 0;
     for (long id : made) {
-      java.util.Optional<SlurmJob> j = readQuietly(id);
+      java.util.Optional<SlurmJob> j = PassReads.job(client, id);
       if (j.isEmpty()) {
         continue;
       }
@@ -235,15 +235,6 @@ final class JobTable {
         ours,
         (System.nanoTime() - began) / 1_000_000);
     return true;
-  }
-
-  /** A job Slurm refuses to read (a name it cannot parse) is one it does not have. */
-  private java.util.Optional<SlurmJob> readQuietly(long id) {
-    try {
-      return client.job(id);
-    } catch (io.kse.slurm.SlurmRejectedException e) {
-      return java.util.Optional.empty();
-    }
   }
 
   /**

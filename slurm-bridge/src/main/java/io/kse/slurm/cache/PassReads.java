@@ -100,8 +100,12 @@ final class PassReads {
     }
   }
 
-  /** A job Slurm refuses to read (a name it cannot parse) is one it does not have. */
   Optional<SlurmJob> job(long id) {
+    return job(client, id);
+  }
+
+  /** A job Slurm refuses to read (a name it cannot parse) is one it does not have. */
+  static Optional<SlurmJob> job(SlurmClient client, long id) {
     try {
       return client.job(id);
     } catch (SlurmRejectedException e) {
