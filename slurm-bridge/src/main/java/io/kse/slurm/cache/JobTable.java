@@ -175,7 +175,15 @@ final class JobTable {
    */
   private boolean caughtUp(Pass pass, OurJobs book) {
     long began = System.nanoTime();
-    java.util.Optional<java.util.Map<Long, JobState>> answer = client.allJobStates();
+    java.util.Optional<java.util.Map<Long, JobState>> answer;
+    try {
+      answer = client.allJobStates();
+    } catch (io.kse.slurm.SlurmRejectedException e) {
+      // a slurmrestd that refuses the form would refuse it on every pass: the takeover would never
+      // end; an unreachable one fails the pass, as a listing would
+      LOG.warn("slurm_catch_up_by_listing reason=job_states_refused error=\"{}\"", e.getMessage());
+      return false;
+    }
     if (answer.isEmpty()) {
       return false;
     }

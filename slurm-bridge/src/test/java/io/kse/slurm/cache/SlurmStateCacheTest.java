@@ -150,6 +150,39 @@ class SlurmStateCacheTest {
     assertThat(slurm.jobsRead().size() - reads).as("none of them read one by one").isLessThan(5);
   }
 
+  /** A slurmrestd that refuses every job's state at once would refuse it each pass: a listing. */
+  @Test
+  void aTakeoverWhoseStatesAreRefusedListsTheWholeTableInsteadOfAskingAgain() {
+    io.kse.slurm.SlurmClient refusing =
+        new io.kse.slurm.ForwardingSlurmClient() {
+          @Override
+          protected io.kse.slurm.SlurmClient delegate() {
+            return slurm;
+          }
+
+          @Override
+          public java.util.Optional<java.util.Map<Long, JobState>> allJobStates() {
+            throw new io.kse.slurm.SlurmRejectedException("Unable to parse query");
+          }
+        };
+    SlurmStateCache refused =
+        new SlurmStateCache(
+            refusing,
+            Duration.ofMillis(500),
+            Duration.ofSeconds(30),
+            clock,
+            new SimpleMeterRegistry());
+    refused.pollOnce();
+    submit("u1");
+    long mark = refused.listingsBegun();
+    refused.catchUpSoon();
+    tick();
+    refused.pollOnce();
+    assertThat(slurm.listCalls()).as("the start's listing, then the takeover's").isEqualTo(2);
+    assertThat(refused.jobFor("u1")).isPresent();
+    assertThat(refused.listedSince(mark)).isTrue();
+  }
+
   @Test
   void aSecondLivePlaceholderOfOneKeyIsADuplicateAndTheOneHoldingNodesIsKept() {
     long first = submit("u1");
