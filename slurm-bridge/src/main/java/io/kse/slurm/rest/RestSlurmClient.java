@@ -178,19 +178,26 @@ public final class RestSlurmClient implements SlurmClient {
   /**
    * {@code GET jobs/state} with no ids (v0.0.41+): every job, only its id and state — seen live on
    * 24.11 and 26.05, where an array's tasks come as {@code 12_3} (skipped: no placeholder is one).
+   * Read as a stream with a listing's timeout: at 50,000 jobs slurmrestd took longer than a single
+   * call's 5 s to begin its answer (the scale rig).
    */
   @Override
   public Optional<java.util.Map<Long, JobState>> allJobStates() {
     if (version == ApiVersion.V0038) {
       return Optional.empty();
     }
-    JsonNode body = http.get("all job states", path("jobs/state" + slash)).body();
     java.util.Map<Long, JobState> out = new java.util.HashMap<>();
-    for (JsonNode j : body.path("jobs")) {
-      SlurmJson.number(j.path("job_id")).ifPresent(id -> out.put(id, SlurmJson.state(j)));
-    }
+    http.stream(
+        "all job states",
+        path("jobs/state" + slash),
+        "jobs",
+        JOB_STATE_FIELDS,
+        listingTimeout,
+        j -> SlurmJson.number(j.path("job_id")).ifPresent(id -> out.put(id, SlurmJson.state(j))));
     return Optional.of(out);
   }
+
+  private static final java.util.Set<String> JOB_STATE_FIELDS = java.util.Set.of("job_id", "state");
 
   /**
    * How {@code update_time} is written for this version. v0.0.40 and v0.0.41 (Slurm 24.05–25.11)
