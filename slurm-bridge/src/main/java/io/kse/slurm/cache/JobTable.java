@@ -42,7 +42,6 @@ final class JobTable {
   private volatile int tableSize;
   private final List<Runnable> afterListing = new CopyOnWriteArrayList<>();
   private volatile boolean catchUpAsked;
-  private volatile boolean lastWasWhole;
   private Instant lastListing = Instant.EPOCH; // under the pass lock
   // every id the last listing held, and those catching up read since, sorted (under the pass lock)
   private long[] listedIds;
@@ -104,7 +103,6 @@ final class JobTable {
     if (catchUp) {
       try {
         if (caughtUp(pass, book)) {
-          lastWasWhole = false;
           return seq;
         }
       } catch (RuntimeException e) {
@@ -133,7 +131,6 @@ final class JobTable {
     lastTook = Duration.ofNanos(System.nanoTime() - began);
     tableSize = ids.size();
     listedIds = ids.sorted();
-    lastWasWhole = true;
     lastListing = now;
     Instant at = clock.instant();
     Set<Long> seen = new HashSet<>();
@@ -284,11 +281,6 @@ final class JobTable {
   /** How many jobs (everyone's) the last listing read: what streaming it cost in garbage. */
   int tableSize() {
     return tableSize;
-  }
-
-  /** Whether the last listing read the whole table (not caught up by difference). */
-  boolean lastWasWhole() {
-    return lastWasWhole;
   }
 
   int impostors() {

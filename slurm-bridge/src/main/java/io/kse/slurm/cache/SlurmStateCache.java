@@ -326,7 +326,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
           LOG.error("slurm_after_listing_failed", e);
         }
       }
-      if (listing > 0 && jobTable.lastWasWhole()) {
+      if (listing > 0) { // a catch-up streamed every job's state: garbage as the table grows
         listeners.listing(jobTable.tableSize());
       }
     }
