@@ -162,12 +162,7 @@ class SlurmStateCacheTest {
   @Test
   void aTakeoverWhoseStatesAreRefusedListsTheWholeTableInsteadOfAskingAgain() {
     io.kse.slurm.SlurmClient refusing =
-        new io.kse.slurm.ForwardingSlurmClient() {
-          @Override
-          protected io.kse.slurm.SlurmClient delegate() {
-            return slurm;
-          }
-
+        new ThisSlurm() {
           @Override
           public java.util.Optional<java.util.Map<Long, JobState>> allJobStates() {
             throw new io.kse.slurm.SlurmRejectedException("Unable to parse query");
@@ -234,12 +229,7 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(cache.jobFor("u1")).map(SlurmJob::id).as("kept before").contains(second);
     io.kse.slurm.SlurmClient cancelNotLandedYet =
-        new io.kse.slurm.ForwardingSlurmClient() {
-          @Override
-          protected io.kse.slurm.SlurmClient delegate() {
-            return slurm;
-          }
-
+        new ThisSlurm() {
           @Override
           public void cancel(long jobId) {
             // slurmctld took it; the next listing still shows the job running
@@ -324,6 +314,14 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(seen).contains("gpu-node-0:true");
     assertThat(cache.node("gpu-node-0")).get().extracting(n -> n.reason()).isEqualTo("test");
+  }
+
+  /** This test's fake Slurm, a call or two changed. */
+  private abstract class ThisSlurm extends io.kse.slurm.ForwardingSlurmClient {
+    @Override
+    protected io.kse.slurm.SlurmClient delegate() {
+      return slurm;
+    }
   }
 
   private void tick() {
