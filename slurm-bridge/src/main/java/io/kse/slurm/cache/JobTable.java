@@ -4,12 +4,15 @@ import io.kse.slurm.JobState;
 import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SlurmRejectedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -137,14 +140,7 @@ final class JobTable {
     Set<Long> seenImpostors = new HashSet<>();
     for (SlurmJob j : listing) {
       if (who.impostor(j) && !j.state().isFinal()) { // an ended copy can do no harm
-        seenImpostors.add(j.id());
-        if (!impostors.contains(j.id())) {
-          LOG.warn(
-              "placeholder_impostor slurmJob={} slurmUser=\"{}\" claims=\"{}\" action=ignore",
-              j.id(),
-              printable(j.user()),
-              printable(j.comment()));
-        }
+        impostorSeen(j, seenImpostors);
       }
       if (who.tagOf(j).isPresent()) {
         seen.add(j.id());
@@ -157,12 +153,8 @@ final class JobTable {
       if (who.tagOf(j).isEmpty()) { // no longer ours: the owner became known since
         pass.jobs.remove(id);
         pass.jobsChanged = true;
-      } else if (!seen.contains(id) && !book.lookingFor(id)) {
-        if (j.state().isFinal()) {
-          pass.gone(id, at); // ended, then purged (MinJobAge): nothing to confirm by a read
-        } else {
-          pass.missed(id, at); // live: a second miss in a row says gone
-        }
+      } else if (!seen.contains(id)) {
+        missing(pass, book, id, at);
       }
     }
     LOG.debug("slurm_full_listing ours={} impostors={}", seen.size(), seenImpostors.size());
@@ -177,10 +169,10 @@ final class JobTable {
    */
   private boolean caughtUp(Pass pass, OurJobs book) {
     long began = System.nanoTime();
-    java.util.Optional<java.util.Map<Long, JobState>> answer;
+    Optional<Map<Long, JobState>> answer;
     try {
       answer = client.allJobStates();
-    } catch (io.kse.slurm.SlurmRejectedException e) {
+    } catch (SlurmRejectedException e) {
       // a slurmrestd that refuses the form would refuse it on every pass: the takeover would never
       // end; an unreachable one fails the pass, as a listing would
       LOG.warn("slurm_catch_up_by_listing reason=job_states_refused error=\"{}\"", e.getMessage());
@@ -189,7 +181,7 @@ final class JobTable {
     if (answer.isEmpty()) {
       return false;
     }
-    java.util.Map<Long, JobState> states = answer.get();
+    Map<Long, JobState> states = answer.get();
     List<Long> made = new ArrayList<>();
     for (long id : states.keySet()) {
       if (Arrays.binarySearch(listedIds, id) < 0 && !pass.jobs.containsKey(id)) {
@@ -208,7 +200,7 @@ final class JobTable {
     Set<Long> live = new HashSet<>(impostors);
     int ours = 0;
     for (long id : made) {
-      java.util.Optional<SlurmJob> j = PassReads.job(client, id);
+      Optional<SlurmJob> j = PassReads.job(client, id);
       if (j.isEmpty()) {
         continue;
       }
@@ -216,25 +208,18 @@ final class JobTable {
         pass.observedJob(j.get(), clock.instant(), read);
         ours++;
       } else if (who.impostor(j.get()) && !j.get().state().isFinal()) {
-        live.add(id);
+        impostorSeen(j.get(), live);
       }
     }
     live.removeIf(id -> !states.containsKey(id) || states.get(id).isFinal());
     impostors = Set.copyOf(live);
     Instant at = clock.instant();
     for (Long id : List.copyOf(pass.jobs.keySet())) {
-      if (!states.containsKey(id) && !book.lookingFor(id)) {
-        if (pass.jobs.get(id).state().isFinal()) {
-          pass.gone(id, at);
-        } else {
-          pass.missed(id, at);
-        }
+      if (!states.containsKey(id)) {
+        missing(pass, book, id, at);
       }
     }
-    IdList merged = new IdList();
-    for (long id : listedIds) {
-      merged.add(id);
-    }
+    IdList merged = new IdList(listedIds);
     made.forEach(merged::add);
     listedIds = merged.sorted();
     tableSize = states.size();
@@ -245,6 +230,30 @@ final class JobTable {
         ours,
         (System.nanoTime() - began) / 1_000_000);
     return true;
+  }
+
+  /** One of ours slurmctld did not show (unless we made it and look for it still). */
+  private static void missing(Pass pass, OurJobs book, long id, Instant at) {
+    if (book.lookingFor(id)) {
+      return;
+    }
+    if (pass.jobs.get(id).state().isFinal()) {
+      pass.gone(id, at); // ended, then purged (MinJobAge): nothing to confirm by a read
+    } else {
+      pass.missed(id, at); // live: a second miss in a row says gone
+    }
+  }
+
+  /** A live job with our tag under another Slurm user: counted, and said once when first seen. */
+  private void impostorSeen(SlurmJob j, Set<Long> seen) {
+    seen.add(j.id());
+    if (!impostors.contains(j.id())) {
+      LOG.warn(
+          "placeholder_impostor slurmJob={} slurmUser=\"{}\" claims=\"{}\" action=ignore",
+          j.id(),
+          printable(j.user()),
+          printable(j.comment()));
+    }
   }
 
   /**
@@ -289,8 +298,18 @@ final class JobTable {
 
   /** Ids as a listing streams them: eight bytes each, never a boxed set of 50,000. */
   private static final class IdList {
-    private long[] ids = new long[1024];
+    private long[] ids;
     private int size;
+
+    IdList() {
+      ids = new long[1024];
+    }
+
+    /** These ids, and more to add. */
+    IdList(long[] from) {
+      ids = Arrays.copyOf(from, Math.max(1024, from.length * 2));
+      size = from.length;
+    }
 
     void add(long id) {
       if (size == ids.length) {
