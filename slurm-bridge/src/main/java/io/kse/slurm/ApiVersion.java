@@ -41,6 +41,14 @@ public enum ApiVersion {
     return this != V0038;
   }
 
+  /**
+   * v0.0.41 (Slurm 23.11.5) and later answer {@code jobs/state}: only ids and states, for the ids
+   * asked or every job; v0.0.38 reads job by job, and lists the table for every job.
+   */
+  public boolean supportsJobStates() {
+    return this != V0038;
+  }
+
   /** Slurm 25.11 (v0.0.44) and later can run "external" jobs that run no process. */
   public boolean supportsExternalJobs() {
     return compareTo(V0044) >= 0;

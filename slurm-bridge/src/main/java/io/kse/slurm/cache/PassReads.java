@@ -1,6 +1,5 @@
 package io.kse.slurm.cache;
 
-import io.kse.slurm.ApiVersion;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
@@ -45,7 +44,7 @@ final class PassReads {
    * betweenReads} after each read (the cache publishes there what hints read meanwhile).
    */
   void checkOurs(Pass pass, Instant now, Runnable betweenReads) {
-    boolean batch = client.apiVersion() != ApiVersion.V0038;
+    boolean batch = client.apiVersion().supportsJobStates();
     PassPlan plan = PassPlan.of(pass.jobs.values(), book, batch, cadence, now);
     List<Long> changed = new ArrayList<>();
     if (!plan.stateChecks().isEmpty()) {

@@ -156,7 +156,7 @@ public final class RestSlurmClient implements SlurmClient {
    */
   @Override
   public java.util.Map<Long, JobState> jobStates(java.util.Collection<Long> ids) {
-    if (version == ApiVersion.V0038) {
+    if (!version.supportsJobStates()) {
       return SlurmClient.super.jobStates(ids);
     }
     java.util.Map<Long, JobState> out = new java.util.LinkedHashMap<>();
@@ -183,7 +183,7 @@ public final class RestSlurmClient implements SlurmClient {
    */
   @Override
   public Optional<java.util.Map<Long, JobState>> allJobStates() {
-    if (version == ApiVersion.V0038) {
+    if (!version.supportsJobStates()) {
       return Optional.empty();
     }
     java.util.Map<Long, JobState> out = new java.util.HashMap<>();
