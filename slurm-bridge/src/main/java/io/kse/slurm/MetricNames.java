@@ -35,6 +35,12 @@ public final class MetricNames {
    */
   public static final String TOKEN_EXPIRY = "kse.slurm.token.expiry.timestamp";
 
+  /**
+   * Reads of slurmctld's whole job table that ended: tag how, {@code listing} (every job, in full)
+   * or {@code catch_up} (every job's state, then the jobs made since read one by one).
+   */
+  public static final String JOB_TABLE_READS = "kse.slurm.job.table.reads";
+
   public static final String HINTED_READS = "kse.slurm.hinted.polls";
 
   private MetricNames() {}

@@ -59,6 +59,7 @@ public final class ScaleLoad {
         Thread.sleep(5_000);
         Window stopped = Window.measure(stack, cpu, seconds, false);
         boolean ready = true;
+        long started = System.nanoTime();
         try {
           stack.command("extender-start");
         } catch (IllegalStateException e) {
@@ -69,11 +70,16 @@ public final class ScaleLoad {
           System.err.printf("[scale] the extender did not become ready: %s%n", e.getMessage());
         }
         // its start-up listing of the whole table, then its takeover's (the writer Lease): every
-        // job's state where slurmrestd has it, else a second listing; the window begins 10 s after
-        long until = System.nanoTime() + 600_000_000_000L;
+        // job's state and the jobs made since where slurmrestd has it, else a second listing; the
+        // window begins 10 s after that read ended. RSS is sampled from the start: the listings
+        // are what grows the heap.
+        long until = started + 900_000_000_000L;
+        double startRssMax = 0;
         while (!tookOver(extenderCounters(stack)) && System.nanoTime() < until) {
+          startRssMax = Math.max(startRssMax, rssMiB(stack));
           Thread.sleep(1_000);
         }
+        long tookOverS = (System.nanoTime() - started) / 1_000_000_000L;
         Thread.sleep(10_000);
         Window running = Window.measure(stack, cpu, runningSeconds, true);
         StringBuilder out = new StringBuilder("scale tag=").append(tag);
@@ -83,6 +89,8 @@ public final class ScaleLoad {
         out.append(" extender_ready=").append(ready);
         stopped.append(out, "stopped");
         running.append(out, "running");
+        out.append(String.format(" extender_rss_start_max_mib=%.0f", startRssMax));
+        out.append(" took_over_s=").append(tookOverS);
         if (ready) { // one that never synced taints nothing: 10 minutes of waiting for nothing
           out.append(nodeEventLatency(stack, drainNode));
         }
@@ -92,11 +100,19 @@ public final class ScaleLoad {
     }
   }
 
-  /** The writer has caught up: by every job's state after the start-up listing, or a second. */
-  static boolean tookOver(Map<String, Double> calls) {
-    double listings = calls.getOrDefault("calls_list_jobs", 0.0);
-    return listings >= 2 || listings >= 1 && calls.getOrDefault("calls_all_job_states", 0.0) >= 1;
+  /**
+   * The writer has caught up: a catch-up (every job's state, then the jobs made since) ended after
+   * the start-up listing, or a second listing did ({@code kse_slurm_job_table_reads_total}).
+   */
+  static boolean tookOver(Map<String, Double> counters) {
+    double listings = counters.getOrDefault("table_reads_listing", 0.0);
+    return listings >= 2
+        || listings >= 1 && counters.getOrDefault("table_reads_catch_up", 0.0) >= 1;
   }
+
+  private static final java.util.regex.Pattern TABLE_READS =
+      java.util.regex.Pattern.compile(
+          "^kse_slurm_job_table_reads_total\\{.*how=\"([a-z_]+)\".*} (\\S+)$");
 
   private static int nodeCount(BenchStack stack) {
     return Integer.parseInt(stack.env("KSE_LAB_NODES"))
@@ -236,9 +252,20 @@ public final class ScaleLoad {
                     .build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString())
             .body();
-    for (String line : body.split("\n")) {
+    c.putAll(readsAndBytes(body));
+    return c;
+  }
+
+  /** From the extender's metrics: the bytes it read of Slurm and its reads of the job table. */
+  static Map<String, Double> readsAndBytes(String metrics) {
+    Map<String, Double> c = new TreeMap<>();
+    for (String line : metrics.split("\n")) {
       if (line.startsWith("kse_slurm_response_bytes_total")) {
         c.put("bytes_read", Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+      }
+      java.util.regex.Matcher reads = TABLE_READS.matcher(line);
+      if (reads.matches()) {
+        c.put("table_reads_" + reads.group(1), Double.parseDouble(reads.group(2)));
       }
     }
     return c;

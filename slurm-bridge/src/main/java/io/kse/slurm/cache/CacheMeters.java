@@ -2,6 +2,7 @@ package io.kse.slurm.cache;
 
 import io.kse.slurm.MetricNames;
 import io.kse.slurm.SlurmJob;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,6 +15,8 @@ import java.util.function.Supplier;
 final class CacheMeters {
   private final Timer pass;
   private final Timer lag;
+  private final Counter listings;
+  private final Counter catchUps;
 
   CacheMeters(
       MeterRegistry registry, Supplier<Duration> age, IntSupplier jobs, IntSupplier impostors) {
@@ -41,6 +44,8 @@ final class CacheMeters {
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(5))
             .register(registry);
+    this.listings = tableReads(registry, "listing");
+    this.catchUps = tableReads(registry, "catch_up");
     Gauge.builder(MetricNames.CACHE_AGE, age, a -> a.get().toMillis() / 1000.0)
         .description("Seconds since the last successful pass over Slurm")
         .baseUnit("seconds")
@@ -56,6 +61,20 @@ final class CacheMeters {
                 + " submitted: ignored, never cancelled (counted at each full listing)")
         .strongReference(true)
         .register(registry);
+  }
+
+  private static Counter tableReads(MeterRegistry registry, String how) {
+    return Counter.builder(MetricNames.JOB_TABLE_READS)
+        .description(
+            "Reads of slurmctld's whole job table that ended: listing (every job in full) or"
+                + " catch_up (every job's state, the jobs made since read one by one)")
+        .tag("how", how)
+        .register(registry);
+  }
+
+  /** A read of the whole job table ended: a catch-up by difference, or a listing. */
+  void tableRead(boolean caughtUp) {
+    (caughtUp ? catchUps : listings).increment();
   }
 
   void recordPass(Duration took) {

@@ -45,6 +45,7 @@ final class JobTable {
   private volatile int tableSize;
   private final List<Runnable> afterListing = new CopyOnWriteArrayList<>();
   private volatile boolean catchUpAsked;
+  private volatile boolean lastCaughtUp; // the last read of the table was a catch-up
   private Instant lastListing = Instant.EPOCH; // under the pass lock
   // every id the last listing held, and those catching up read since, sorted (under the pass lock)
   private long[] listedIds;
@@ -85,6 +86,11 @@ final class JobTable {
     catchUpAsked = true;
   }
 
+  /** Whether the last read of the table {@link #list} made was a catch-up, not a listing. */
+  boolean lastCaughtUp() {
+    return lastCaughtUp;
+  }
+
   boolean due(Instant now) {
     return catchUpAsked || wholeDue(now);
   }
@@ -106,6 +112,7 @@ final class JobTable {
     if (catchUp) {
       try {
         if (caughtUp(pass, book)) {
+          lastCaughtUp = true;
           return seq;
         }
       } catch (RuntimeException e) {
@@ -132,6 +139,7 @@ final class JobTable {
       throw e;
     }
     lastTook = Duration.ofNanos(System.nanoTime() - began);
+    lastCaughtUp = false;
     tableSize = ids.size();
     listedIds = ids.sorted();
     lastListing = now;

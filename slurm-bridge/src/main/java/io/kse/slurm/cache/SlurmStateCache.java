@@ -314,6 +314,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       }
       List<Runnable> due = List.of();
       if (listing > 0) {
+        meters.tableRead(jobTable.lastCaughtUp());
         jobTable.published(listing, waiting);
         due = waiting;
       }

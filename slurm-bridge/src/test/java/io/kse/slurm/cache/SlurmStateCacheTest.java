@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 class SlurmStateCacheTest {
   private final MutableClock clock = new MutableClock();
   private final FakeSlurmClient slurm = new FakeSlurmClient(clock, "gpu-node-0", "gpu-node-1");
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final SlurmStateCache cache =
-      new SlurmStateCache(
-          slurm, Duration.ofMillis(500), Duration.ofSeconds(30), clock, new SimpleMeterRegistry());
+      new SlurmStateCache(slurm, Duration.ofMillis(500), Duration.ofSeconds(30), clock, registry);
   private final List<JobChange> changes = new ArrayList<>();
 
   {
@@ -101,6 +101,10 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(slurm.listCalls()).as("the whole table is not read again").isEqualTo(1);
     assertThat(slurm.allStateCalls()).isEqualTo(1);
+    assertThat(tableReads("listing")).isEqualTo(1);
+    assertThat(tableReads("catch_up"))
+        .as("said, so that an SRE (and the scale rig) sees the takeover's read end")
+        .isEqualTo(1);
     assertThat(cache.jobFor("u2")).map(SlurmJob::id).contains(made);
     List<Long> read = slurm.jobsRead().subList(reads, slurm.jobsRead().size());
     assertThat(read.subList(0, 2))
@@ -156,6 +160,8 @@ class SlurmStateCacheTest {
     cache.pollOnce();
     assertThat(slurm.listCalls()).as("too many made since: the whole table").isEqualTo(4);
     assertThat(slurm.jobsRead().size() - reads).as("none of them read one by one").isLessThan(5);
+    assertThat(tableReads("listing")).isEqualTo(4);
+    assertThat(tableReads("catch_up")).isZero();
   }
 
   /** A slurmrestd that refuses every job's state at once would refuse it each pass: a listing. */
@@ -184,6 +190,10 @@ class SlurmStateCacheTest {
     assertThat(slurm.listCalls()).as("the start's listing, then the takeover's").isEqualTo(2);
     assertThat(refused.jobFor("u1")).isPresent();
     assertThat(refused.listedSince(mark)).isTrue();
+  }
+
+  private double tableReads(String how) {
+    return registry.get(io.kse.slurm.MetricNames.JOB_TABLE_READS).tag("how", how).counter().count();
   }
 
   @Test
