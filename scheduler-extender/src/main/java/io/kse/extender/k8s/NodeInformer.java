@@ -30,7 +30,8 @@ public final class NodeInformer implements KubeNodes, AutoCloseable {
 
   /** Starts watching; every change updates {@code names} and is passed to {@code onChange}. */
   public void start(NodeNames names, Consumer<String> onChange) {
-    SharedIndexInformer<Node> inf = client.nodes().runnableInformer(0);
+    SharedIndexInformer<Node> inf =
+        client.nodes().withLimit(InformerPages.SIZE).runnableInformer(0);
     // 5,000 nodes with their status (conditions, images, addresses) and managedFields were most of
     // the live heap; the extender reads names, labels, cordons and taints
     inf.itemStore(SlimItemStore.nodes());

@@ -42,6 +42,7 @@ public final class PodGroupInformer implements PodGroupSource, AutoCloseable {
         client
             .genericKubernetesResources(API_VERSION, KIND)
             .inAnyNamespace()
+            .withLimit(InformerPages.SIZE)
             .inform(
                 new ResourceEventHandler<>() {
                   @Override
