@@ -173,6 +173,15 @@ final class Headlines {
               + "): end of window / highest",
           key -> r.scaleCheck(50000, key));
     }
+    if (!r.scaleCheck(50000, "extender_rss_start_max_mib").isEmpty()) {
+      row(
+          "same, highest from the restarted extender's start to its takeover's end (its listings"
+              + " and informers' first lists; took over after "
+              + r.scaleCheck(50000, "took_over_s")
+              + " s)",
+          r.scaleCheck(50000, "extender_rss_start_max_mib") + " MiB",
+          "< 300 MiB");
+    }
     row(
         "time-to-bind when each pod needs a Slurm preemption (16 × 8 GPUs), p50",
         v("n32.preemption_ttb_p50_ms")

@@ -82,6 +82,10 @@ final class ResultsJson {
     f.put("scale_check_extender_rss_mib_50000_jobs", r.scaleCheck(50000, "extender_rss_mib"));
     f.put(
         "scale_check_extender_rss_max_mib_50000_jobs", r.scaleCheck(50000, "extender_rss_max_mib"));
+    f.put(
+        "scale_check_extender_rss_start_max_mib_50000_jobs",
+        r.scaleCheck(50000, "extender_rss_start_max_mib"));
+    f.put("scale_check_took_over_s_50000_jobs", r.scaleCheck(50000, "took_over_s"));
     f.put("scale_drain_to_taint_ms_50000_jobs", r.scale(50000, "drain_to_taint_ms"));
     StringBuilder out = new StringBuilder("{\n");
     out.append("  \"date\": \"").append(date).append("\",\n");
