@@ -37,7 +37,7 @@ RUN java -Xshare:dump -XX:SharedClassListFile=/tmp/kse-classlist -XX:SharedArchi
       -cp /opt/kse/kse-scheduler-extender.jar >/dev/null 2>&1 \
  && rm /tmp/kse-classlist
 USER 65532:65532
-ENV JAVA_TOOL_OPTIONS="-XX:SharedArchiveFile=/opt/kse/kse.jsa -XX:+UseG1GC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.01 -XX:ReservedCodeCacheSize=96m -XX:MaxRAMPercentage=75 -XX:MaxHeapFreeRatio=20 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=30000 -XX:MaxNewSize=48m -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
+ENV JAVA_TOOL_OPTIONS="-XX:SharedArchiveFile=/opt/kse/kse.jsa -XX:+UseG1GC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1 -XX:MaxRAMPercentage=75 -XX:MaxHeapFreeRatio=20 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=30000 -XX:MaxNewSize=48m -XX:+ExitOnOutOfMemoryError -Dvertx.cacheDirBase=/tmp/vertx"
 EXPOSE 8888
 ENTRYPOINT ["java", "-jar", "/opt/kse/kse-scheduler-extender.jar"]
 CMD ["serve"]
