@@ -243,16 +243,9 @@ public final class ScaleLoad {
 
   /** The extender's Slurm calls by operation and the bytes it read, so far. */
   static Map<String, Double> extenderCounters(BenchStack stack) throws Exception {
-    Map<String, Double> c = new TreeMap<>(SlurmLoad.slurmCalls(stack));
-    String body =
-        java.net.http.HttpClient.newHttpClient()
-            .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString())
-            .body();
-    c.putAll(readsAndBytes(body));
+    String metrics = SlurmLoad.extenderMetrics(stack); // one scrape: calls, bytes, table reads
+    Map<String, Double> c = new TreeMap<>(SlurmLoad.slurmCalls(metrics));
+    c.putAll(readsAndBytes(metrics));
     return c;
   }
 

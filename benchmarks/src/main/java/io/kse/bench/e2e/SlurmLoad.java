@@ -183,15 +183,22 @@ public final class SlurmLoad {
    * {@code call_s_<operation>} (seconds), over every API version and outcome.
    */
   static Map<String, Double> slurmCalls(BenchStack stack) throws Exception {
-    String body =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
+    return slurmCalls(extenderMetrics(stack));
+  }
+
+  /** The stack's extender's {@code /metrics}, as Prometheus text. */
+  static String extenderMetrics(BenchStack stack) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(stack.env("KSE_E2E_EXTENDER_URL") + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  static Map<String, Double> slurmCalls(String metrics) {
     Map<String, Double> out = new TreeMap<>();
-    for (String line : body.split("\n")) {
+    for (String line : metrics.split("\n")) {
       Matcher m = CALLS.matcher(line);
       if (m.matches()) {
         Matcher op = Pattern.compile("operation=\"([^\"]+)\"").matcher(m.group(2));
