@@ -1,7 +1,7 @@
 package io.kse.extender;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kse.extender.k8s.KubeClients;
 import io.kse.extender.tools.CheckSlurm;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -68,7 +68,7 @@ public final class Main {
     }
     ExtenderService s;
     try {
-      s = start(config, new KubernetesClientBuilder().build(), Clock.systemUTC());
+      s = start(config, KubeClients.build(), Clock.systemUTC());
     } catch (Exception | Error e) {
       // e.g. the port is taken: never live on without a listener
       LOG.error("startup_failed error={}", e.toString(), e);

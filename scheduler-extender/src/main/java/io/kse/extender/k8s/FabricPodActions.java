@@ -49,12 +49,10 @@ public final class FabricPodActions implements PodActions, AutoCloseable {
     this.client = client;
     this.clock = clock;
     this.evictions =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-            .withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
-                    .withRequestRetryBackoffLimit(0)
-                    .build())
-            .build();
+        KubeClients.build(
+            new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+                .withRequestRetryBackoffLimit(0)
+                .build());
   }
 
   @Override

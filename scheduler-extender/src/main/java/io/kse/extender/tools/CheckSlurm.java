@@ -168,7 +168,7 @@ public final class CheckSlurm implements Callable<Integer> {
   private static List<String> topology(Policy policy, SlurmClient slurm) {
     List<TopologyDrift.SlurmSide> s = slurmSides(slurm);
     try (io.fabric8.kubernetes.client.KubernetesClient kube =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
+        io.kse.extender.k8s.KubeClients.build()) {
       List<TopologyDrift.KubeSide> k =
           kube.nodes().list().getItems().stream()
               .map(

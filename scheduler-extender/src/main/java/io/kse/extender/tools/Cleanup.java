@@ -1,12 +1,12 @@
 package io.kse.extender.tools;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kse.extender.ConfigSources;
 import io.kse.extender.ExtenderConfig;
 import io.kse.extender.NodeAdmins;
 import io.kse.extender.k8s.ClusterIdentity;
+import io.kse.extender.k8s.KubeClients;
 import io.kse.slurm.PlaceholderOwner;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmClients;
@@ -66,8 +66,7 @@ public final class Cleanup implements Callable<Integer> {
   }
 
   public static int run(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
-    return Commands.run(
-        new Cleanup(env, () -> new KubernetesClientBuilder().build()), out, err, args);
+    return Commands.run(new Cleanup(env, KubeClients::build), out, err, args);
   }
 
   @Override
