@@ -57,7 +57,7 @@ final class OurJobs {
   private final Map<Long, Instant> hotUntil = new ConcurrentHashMap<>();
   private final Map<Long, Instant> dismissed = new ConcurrentHashMap<>();
   private final Map<Long, Instant> cancelled = new ConcurrentHashMap<>();
-  private volatile boolean cancelsChanged;
+  private final Set<Long> cancelsChanged = ConcurrentHashMap.newKeySet();
   private volatile Instant lastAllocationHint = Instant.EPOCH;
   private final AtomicLong reads = new AtomicLong();
 
@@ -235,30 +235,40 @@ final class OurJobs {
   /** We asked Slurm to cancel this job: of two under one key it is never the one kept. */
   void cancelling(long id, Instant at) {
     cancelled.put(id, at);
-    cancelsChanged = true;
+    cancelsChanged.add(id);
   }
 
   boolean isCancelling(long id) {
     return cancelled.containsKey(id);
   }
 
-  /** Whether a cancel was sent since the last call: the placement index is rebuilt for it. */
-  boolean takeCancelsChanged() {
-    boolean was = cancelsChanged;
-    cancelsChanged = false;
-    return was;
+  /** The jobs sent a cancel since the last call: their keys in the placement index are redone. */
+  Set<Long> takeCancelsChanged() {
+    Set<Long> sent = new HashSet<>();
+    for (Long id : cancelsChanged) {
+      if (cancelsChanged.remove(id)) {
+        sent.add(id);
+      }
+    }
+    return sent;
   }
 
-  /** Cancels of jobs now seen ended, or sent long ago, are forgotten. */
-  void forgetCancels(Map<Long, SlurmJob> jobs, Instant now) {
+  /** Cancels of jobs now seen ended, or sent long ago, are forgotten; returns their jobs. */
+  Set<Long> forgetCancels(Map<Long, SlurmJob> jobs, Instant now) {
     Instant before = now.minus(CANCEL_REMEMBERED);
+    Set<Long> forgotten = new HashSet<>();
     cancelled
         .entrySet()
         .removeIf(
             e -> {
               SlurmJob j = jobs.get(e.getKey());
-              return j != null && j.state().isFinal() || e.getValue().isBefore(before);
+              boolean forget = j != null && j.state().isFinal() || e.getValue().isBefore(before);
+              if (forget) {
+                forgotten.add(e.getKey());
+              }
+              return forget;
             });
+    return forgotten;
   }
 
   static Duration ago(Instant then, Instant now) {

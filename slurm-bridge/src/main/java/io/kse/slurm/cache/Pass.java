@@ -5,7 +5,6 @@ import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,7 @@ final class Pass {
   /** The snapshot this pass goes on from: the one it started from, or its own last publication. */
   Snapshot old;
 
-  final Map<Long, SlurmJob> jobs;
+  final JobsDraft jobs;
   Map<String, SlurmNode> nodes;
   final List<JobChange> changes = new ArrayList<>();
   final List<JobChange> elsewhere = new ArrayList<>();
@@ -41,7 +40,7 @@ final class Pass {
 
   Pass(Snapshot old, OurJobs book, PlaceholderOwner owner, CacheMeters meters, Instant now) {
     this.old = old;
-    this.jobs = new HashMap<>(old.jobs());
+    this.jobs = new JobsDraft(old.jobs());
     this.nodes = old.nodes();
     this.book = book;
     this.owner = owner;
@@ -60,6 +59,7 @@ final class Pass {
    */
   void publishedAs(Snapshot now) {
     old = now;
+    jobs.rebase(now.jobs());
     changes.clear();
     elsewhere.clear();
     found.clear();

@@ -12,9 +12,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,9 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant lastSuccess = Instant.EPOCH;
   private volatile Optional<SlurmException> lastError = Optional.empty();
+  // the published snapshot's placement index, and whose jobs it counted ours (under the pass lock)
+  private PlaceholderIndex index = PlaceholderIndex.EMPTY;
+  private PlaceholderOwner indexOwner = PlaceholderOwner.ANYONE;
   private volatile PlaceholderOwner owner = PlaceholderOwner.ANYONE;
 
   public SlurmStateCache(
@@ -415,15 +420,19 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   /** Swaps in what the pass learned, then tells the listeners. */
   private void publish(Pass pass) {
     Snapshot old = pass.old;
-    Map<Long, SlurmJob> jobs = pass.jobsChanged ? Map.copyOf(pass.jobs) : old.jobs();
-    boolean cancelsSince = book.takeCancelsChanged();
+    Map<Long, SlurmJob> jobs = pass.jobsChanged ? pass.jobs.published() : old.jobs();
+    Set<Long> redo = new HashSet<>(book.takeCancelsChanged());
     if (pass.jobsChanged) {
-      book.forgetCancels(jobs, clock.instant());
+      redo.addAll(pass.jobs.changedIds());
+      redo.addAll(book.forgetCancels(jobs, clock.instant()));
     }
-    PlaceholderIndex index =
-        pass.jobsChanged || cancelsSince
-            ? PlaceholderIndex.of(jobs.values(), old.jobByKey(), pass.owner(), book::isCancelling)
-            : new PlaceholderIndex(old.jobByKey(), old.duplicatesByKey());
+    if (index.kept() != old.jobByKey() || !pass.owner().equals(indexOwner)) {
+      // the index is not the snapshot's (the first pass), or whose jobs are ours changed
+      index = PlaceholderIndex.of(jobs.values(), old.jobByKey(), pass.owner(), book::isCancelling);
+      indexOwner = pass.owner();
+    } else if (!redo.isEmpty()) {
+      index = index.updated(old.jobs(), jobs, redo, pass.owner(), book::isCancelling);
+    }
     snapshot =
         new Snapshot(
             jobs,
