@@ -301,9 +301,11 @@ final class StepRunner {
         w.node());
     age(pod).ifPresent(metrics::allocated);
     PodActions.WakeUp how = wakeWrites.of(pod, told.contains(ref.uid()));
+    long decided = System.nanoTime();
     workers.execute(
         ref,
         () -> {
+          long started = System.nanoTime();
           // said first (held, then said with the binding): once the pod is woken it may be bound
           // before this worker goes on, and an allocation held after the binding's Event is said
           // on its own (a retried wake says it once: QuietEvents keeps one of each)
@@ -312,6 +314,8 @@ final class StepRunner {
           if (!actions.wake(ref, w.node(), w.jobId(), how)) {
             woken.forget(ref.uid()); // the next pass tries again
           }
+          metrics.wakeUp(
+              Duration.ofNanos(started - decided), Duration.ofNanos(System.nanoTime() - started));
         },
         () -> woken.forget(ref.uid()));
   }

@@ -80,6 +80,37 @@ public final class ExtenderMetrics {
     latency("kse.pod.bound", "Pod creation to binding").record(sinceCreation);
   }
 
+  /**
+   * A wake-up's API write, from its decision: waiting for a worker ({@code stage="queued"}: the
+   * workers also submit the burst's placeholders) and the write itself ({@code stage="write"}):
+   * {@code kse_wake_up_seconds}. In a burst, most of a pod's time from Slurm's allocation to
+   * kube-scheduler's filter call was spent between the two (benchmarks/changes.md, issue 47).
+   */
+  public void wakeUp(Duration queued, Duration write) {
+    wakeUpStage("queued").record(queued);
+    wakeUpStage("write").record(write);
+  }
+
+  private Timer wakeUpStage(String stage) {
+    return timers.computeIfAbsent(
+        "wake|" + stage,
+        k ->
+            Timer.builder("kse.wake.up")
+                .description("A woken pod's API write: waiting for a worker, then the write")
+                .tag("stage", stage)
+                .serviceLevelObjectives(
+                    Duration.ofMillis(5),
+                    Duration.ofMillis(25),
+                    Duration.ofMillis(50),
+                    Duration.ofMillis(100),
+                    Duration.ofMillis(250),
+                    Duration.ofMillis(500),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(5))
+                .register(registry));
+  }
+
   private Timer latency(String name, String description) {
     return timers.computeIfAbsent(
         name,

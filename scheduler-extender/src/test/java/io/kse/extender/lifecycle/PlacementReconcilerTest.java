@@ -283,6 +283,9 @@ class PlacementReconcilerTest extends ReconcilerFixture {
                 .count())
         .isEqualTo(1.0);
     assertThat(meters.get("kse.pod.allocation").timer().count()).isEqualTo(1);
+    // the woken pod's write, timed from its decision: waiting for a worker, then the write
+    assertThat(meters.get("kse.wake.up").tag("stage", "queued").timer().count()).isEqualTo(1);
+    assertThat(meters.get("kse.wake.up").tag("stage", "write").timer().count()).isEqualTo(1);
     assertThat(meters.get("kse.placeholders").tag("state", "Submitted").gauge().value())
         .isEqualTo(1.0);
   }

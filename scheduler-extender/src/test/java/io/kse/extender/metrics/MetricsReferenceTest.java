@@ -47,6 +47,7 @@ class MetricsReferenceTest {
           "preemption",
           "allocated",
           "bound",
+          "wakeUp",
           "placeholders",
           "heldForTerminating",
           "badRequest",
@@ -70,6 +71,7 @@ class MetricsReferenceTest {
     }
     m.preemption("inference", "training");
     m.allocated(Duration.ofSeconds(1));
+    m.wakeUp(Duration.ofMillis(3), Duration.ofMillis(40));
     m.bound(Duration.ofSeconds(1));
     m.placeholders(s -> 1, List.of("running"), s -> s);
     m.heldForTerminating(() -> 0);
