@@ -8,6 +8,23 @@ public final class MetricNames {
   /** Slurm REST calls, including retries: tags operation, api_version, outcome. */
   public static final String REQUEST = "kse.slurm.request.duration";
 
+  /** Histogram buckets of one remote call's latency (a Slurm REST call, an API write). */
+  public static java.time.Duration[] callBuckets() {
+    return new java.time.Duration[] {
+      java.time.Duration.ofMillis(5),
+      java.time.Duration.ofMillis(10),
+      java.time.Duration.ofMillis(25),
+      java.time.Duration.ofMillis(50),
+      java.time.Duration.ofMillis(100),
+      java.time.Duration.ofMillis(250),
+      java.time.Duration.ofMillis(500),
+      java.time.Duration.ofSeconds(1),
+      java.time.Duration.ofSeconds(2),
+      java.time.Duration.ofSeconds(5),
+      java.time.Duration.ofSeconds(10)
+    };
+  }
+
   /** The circuit breaker: 0 closed, 1 open, 2 half-open. */
   public static final String CIRCUIT = "kse.slurm.circuit.state";
 

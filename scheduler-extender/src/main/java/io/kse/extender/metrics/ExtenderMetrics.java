@@ -98,16 +98,7 @@ public final class ExtenderMetrics {
             Timer.builder("kse.wake.up")
                 .description("A woken pod's API write: waiting for a worker, then the write")
                 .tag("stage", stage)
-                .serviceLevelObjectives(
-                    Duration.ofMillis(5),
-                    Duration.ofMillis(25),
-                    Duration.ofMillis(50),
-                    Duration.ofMillis(100),
-                    Duration.ofMillis(250),
-                    Duration.ofMillis(500),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(2),
-                    Duration.ofSeconds(5))
+                .serviceLevelObjectives(io.kse.slurm.MetricNames.callBuckets())
                 .register(registry));
   }
 

@@ -271,18 +271,7 @@ public final class ResilientSlurmClient implements SlurmClient {
         .tag("operation", operation)
         .tag("api_version", delegate.apiVersion().id())
         .tag("outcome", outcome)
-        .serviceLevelObjectives(
-            Duration.ofMillis(5),
-            Duration.ofMillis(10),
-            Duration.ofMillis(25),
-            Duration.ofMillis(50),
-            Duration.ofMillis(100),
-            Duration.ofMillis(250),
-            Duration.ofMillis(500),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(2),
-            Duration.ofSeconds(5),
-            Duration.ofSeconds(10))
+        .serviceLevelObjectives(io.kse.slurm.MetricNames.callBuckets())
         .register(registry);
   }
 }
