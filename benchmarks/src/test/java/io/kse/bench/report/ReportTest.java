@@ -52,6 +52,20 @@ class ReportTest {
   }
 
   @Test
+  void theFilterFigureIsFoundWhenAnotherBenchmarkAddsAParameterColumn() throws Exception {
+    // JMH writes one table: HintedReadBenchmark's (placeholders) column is N/A in the filter rows
+    raw(
+        "jmh.txt",
+        "Benchmark  (nodes)  (placeholders)  (pod)  Mode  Cnt  Score  Error  Units\n"
+            + "HintedReadBenchmark.hintedRead  N/A  5000  N/A  avgt  5  9.5 ± 1.0  us/op\n"
+            + "FilterPathBenchmark.filter:p0.99  5000  N/A  allocated  sample  809.984  us/op\n"
+            + "FilterPathBenchmark.filter:p0.99  5000  N/A  waiting  sample  900.1  us/op\n");
+    Report.main(new String[] {dir.toString(), "2 cores", "openjdk 17"});
+    assertThat(Files.readString(dir.resolve("results.json")))
+        .contains("\"filter_p99_us_5000_names\": 809.984");
+  }
+
+  @Test
   void bothFilesAreWrittenFromTheSameFigures() throws Exception {
     raw(
         "e2e.txt",
