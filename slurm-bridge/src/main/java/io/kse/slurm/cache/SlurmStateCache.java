@@ -65,7 +65,8 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant lastSuccess = Instant.EPOCH;
   private volatile Optional<SlurmException> lastError = Optional.empty();
-  // the published snapshot's placement index, and whose jobs it counted ours (under the pass lock)
+  // the published snapshot's placement index (this method alone publishes), and whose jobs it
+  // counted ours (under the pass lock)
   private PlaceholderIndex index = PlaceholderIndex.EMPTY;
   private PlaceholderOwner indexOwner = PlaceholderOwner.ANYONE;
   private volatile PlaceholderOwner owner = PlaceholderOwner.ANYONE;
@@ -426,8 +427,7 @@ public final class SlurmStateCache implements SlurmView, SlurmRelisting, AutoClo
       redo.addAll(pass.jobs.changedIds());
       redo.addAll(book.forgetCancels(jobs, clock.instant()));
     }
-    if (index.kept() != old.jobByKey() || !pass.owner().equals(indexOwner)) {
-      // the index is not the snapshot's (the first pass), or whose jobs are ours changed
+    if (!pass.owner().equals(indexOwner)) { // whose jobs are ours changed: every key again
       index = PlaceholderIndex.of(jobs.values(), old.jobByKey(), pass.owner(), book::isCancelling);
       indexOwner = pass.owner();
     } else if (!redo.isEmpty()) {

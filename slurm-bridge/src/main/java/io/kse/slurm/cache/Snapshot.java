@@ -22,7 +22,14 @@ public record Snapshot(
     Map<String, List<Long>> duplicatesByKey,
     Map<String, SlurmNode> nodes,
     Instant asOf) {
-  static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), Instant.EPOCH);
+  // the empty placement index's maps: the first publication updates it like any other
+  static final Snapshot EMPTY =
+      new Snapshot(
+          ChunkedMap.empty(),
+          PlaceholderIndex.EMPTY.kept(),
+          PlaceholderIndex.EMPTY.duplicates(),
+          Map.of(),
+          Instant.EPOCH);
 
   public Optional<SlurmJob> job(long id) {
     return Optional.ofNullable(jobs.get(id));
