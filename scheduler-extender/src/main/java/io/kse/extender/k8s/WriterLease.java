@@ -1,6 +1,8 @@
 package io.kse.extender.k8s;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
@@ -35,6 +37,10 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
   private final AtomicBoolean leading = new AtomicBoolean();
   private volatile String holder;
   private final CompletableFuture<?> election;
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String name;
+  private final String identity;
 
   /**
    * @param onStartLeading runs (on the elector's thread) when this replica becomes the writer
@@ -45,6 +51,10 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
       String name,
       String identity,
       Runnable onStartLeading) {
+    this.client = client;
+    this.namespace = namespace;
+    this.name = name;
+    this.identity = identity;
     this.election =
         client
             .leaderElector()
@@ -108,5 +118,31 @@ public final class WriterLease implements BooleanSupplier, AutoCloseable {
   public void close() {
     leading.set(false);
     election.cancel(true); // releases the lease (releaseOnCancel) so a peer takes over at once
+    clearHolder();
+  }
+
+  /**
+   * fabric8's release renews the Lease with a 1 s duration and a null holder, but as a merge patch,
+   * which leaves the holder in place: for 2 s a stopped replica still reads as the writer (to its
+   * cleanup, to kubectl). Remove it while it is still ours: the update carries the version read, so
+   * a peer that took the Lease meanwhile is left alone.
+   */
+  private void clearHolder() {
+    try {
+      Lease l = client.leases().inNamespace(namespace).withName(name).get();
+      if (l == null || l.getSpec() == null || !identity.equals(l.getSpec().getHolderIdentity())) {
+        return;
+      }
+      l.getSpec().setHolderIdentity(null);
+      client.leases().inNamespace(namespace).resource(l).update();
+    } catch (KubernetesClientException e) {
+      // a peer took it (409) or the API server is away: the 1 s duration still hands it over
+      LOG.warn(
+          "lease_holder_not_cleared lease={}/{} identity={} error={}",
+          namespace,
+          name,
+          identity,
+          e.getMessage());
+    }
   }
 }

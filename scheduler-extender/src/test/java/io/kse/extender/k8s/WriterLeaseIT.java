@@ -45,4 +45,18 @@ class WriterLeaseIT {
       b.close();
     }
   }
+
+  /**
+   * A writer that stops leaves the Lease without a holder, so nothing reads a stopped replica as
+   * the writer (its cleanup, kubectl): fabric8's own release merges a null holder, which keeps it.
+   */
+  @Test
+  void aStoppedWriterLeavesTheLeaseWithoutAHolder() {
+    WriterLease a = new WriterLease(client, "kse", "stops", "replica-a", () -> {});
+    await().atMost(Duration.ofSeconds(10)).until(a::getAsBoolean);
+    a.close();
+    var spec = client.leases().inNamespace("kse").withName("stops").get().getSpec();
+    assertThat(spec.getHolderIdentity()).as("holder after close").isNull();
+    assertThat(spec.getRenewTime()).isNotNull();
+  }
 }
