@@ -101,4 +101,16 @@ final class ApiRequests {
         .mapToLong(Map.Entry::getValue)
         .sum();
   }
+
+  /**
+   * The writes the pods caused: all but the Leases', which are heartbeats (kwok renews a Lease per
+   * node every 10 s, each scheduler and the extender their election's every 2 s) and so grow with
+   * how long a burst lasts, not with its pods.
+   */
+  static long podWrites(Map<String, Long> spent) {
+    return spent.entrySet().stream()
+        .filter(e -> isWrite(e.getKey()) && !e.getKey().endsWith(" leases"))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
 }

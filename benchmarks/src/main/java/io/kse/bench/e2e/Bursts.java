@@ -2,7 +2,10 @@ package io.kse.bench.e2e;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kse.slurm.JobState;
@@ -10,6 +13,7 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,6 +55,90 @@ final class Bursts {
   Run bound(String ns, PodShape shape, int n, Map<String, Long> allocatedAt, boolean keepNamespace)
       throws Exception {
     settle(cpu);
+    open(ns, shape);
+    Map<String, Long> created = new ConcurrentHashMap<>();
+    try (BoundWatch watch = new BoundWatch(ns)) {
+      Thread poller = allocatedAt == null ? null : allocations(ns, n, allocatedAt);
+      Map<String, Long> cpuBefore = cpu.snapshot();
+      Map<String, Long> apiBefore = api.snapshot();
+      long first = System.nanoTime();
+      fanOut(
+          n,
+          CREATORS,
+          name -> {
+            Pod p = shape.pod(ns, name);
+            created.put(name, System.nanoTime());
+            kube.pods().inNamespace(ns).resource(p).create();
+          });
+      awaitSize(watch.bound, n);
+      Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+      Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
+      if (poller != null) {
+        poller.interrupt();
+      }
+      Run run = Run.of(first, created, watch.bound, n, cpuSpent, apiSpent);
+      if (!keepNamespace) {
+        delete(ns);
+      }
+      return run;
+    }
+  }
+
+  /** The gate the {@link #boundAfterGateLift} pods wait behind: the benchmark's own. */
+  static final String BENCH_GATE = "bench.kse.io/hold";
+
+  /**
+   * Kubernetes alone from a wake-up on, the floor of our part: {@code n} pods of {@code shape}
+   * created behind a scheduling gate of the benchmark's; once the watch has seen them all, their
+   * gates are lifted at once from {@code lifters} threads (8: as our wake-ups go out from the
+   * extender's workers) by the write a wake-up makes — one strategic-merge patch with the pod's UID
+   * and two annotations. Each pod is timed from just before its lift to bound; costs from the first
+   * lift.
+   */
+  Run boundAfterGateLift(String ns, PodShape shape, int n, int lifters) throws Exception {
+    settle(cpu);
+    open(ns, shape);
+    Map<String, Long> lifted = new ConcurrentHashMap<>();
+    try (BoundWatch watch = new BoundWatch(ns)) {
+      fanOut(
+          n,
+          CREATORS,
+          name -> {
+            Pod p = shape.pod(ns, name);
+            p.getSpec().setSchedulingGates(List.of(new PodSchedulingGate(BENCH_GATE)));
+            kube.pods().inNamespace(ns).resource(p).create();
+          });
+      awaitSize(watch.uids, n);
+      settle(cpu);
+      Map<String, Long> cpuBefore = cpu.snapshot();
+      Map<String, Long> apiBefore = api.snapshot();
+      long first = System.nanoTime();
+      fanOut(
+          n,
+          lifters,
+          name -> {
+            String body =
+                ("{\"metadata\":{\"uid\":\"%s\",\"annotations\":{\"bench.kse.io/job\":\"%d\","
+                        + "\"bench.kse.io/node\":\"any\"}},\"spec\":{\"schedulingGates\":"
+                        + "[{\"name\":\"%s\",\"$patch\":\"delete\"}]}}")
+                    .formatted(watch.uids.get(name), name.hashCode() & 0xffff, BENCH_GATE);
+            lifted.put(name, System.nanoTime());
+            kube.pods()
+                .inNamespace(ns)
+                .withName(name)
+                .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
+          });
+      awaitSize(watch.bound, n);
+      Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+      Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
+      Run run = Run.of(first, lifted, watch.bound, n, cpuSpent, apiSpent);
+      delete(ns);
+      return run;
+    }
+  }
+
+  /** The burst's namespace, and the claim template its pods name. */
+  private void open(String ns, PodShape shape) throws InterruptedException {
     kube.namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
         .create();
@@ -70,64 +158,67 @@ final class Bursts {
                                 + " gpu.nvidia.com, capacity: {requests: {shares: \"1\"}}}\n")
                             .formatted(t, ns))
                     .create());
-    Map<String, Long> created = new ConcurrentHashMap<>();
-    Map<String, Long> bound = new ConcurrentHashMap<>();
-    SharedIndexInformer<Pod> informer =
-        kube.pods()
-            .inNamespace(ns)
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Pod p) {
-                    seen(p);
-                  }
+  }
 
-                  @Override
-                  public void onUpdate(Pod o, Pod p) {
-                    seen(p);
-                  }
-
-                  @Override
-                  public void onDelete(Pod p, boolean unknown) {}
-
-                  private void seen(Pod p) {
-                    if (p.getSpec().getNodeName() != null) {
-                      bound.putIfAbsent(p.getMetadata().getName(), System.nanoTime());
-                    }
-                  }
-                },
-                0);
-    Thread poller = allocatedAt == null ? null : allocations(ns, n, allocatedAt);
-    ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
-    Map<String, Long> cpuBefore = cpu.snapshot();
-    Map<String, Long> apiBefore = api.snapshot();
-    long first = System.nanoTime();
+  /** {@code pod-0} … {@code pod-(n-1)}, each handed to {@code call} on one of {@code threads}. */
+  private static void fanOut(int n, int threads, java.util.function.Consumer<String> call)
+      throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     for (int i = 0; i < n; i++) {
       String name = "pod-" + i;
-      pool.execute(
-          () -> {
-            Pod p = shape.pod(ns, name);
-            created.put(name, System.nanoTime());
-            kube.pods().inNamespace(ns).resource(p).create();
-          });
+      pool.execute(() -> call.accept(name));
     }
     pool.shutdown();
     pool.awaitTermination(5, TimeUnit.MINUTES);
+  }
+
+  /** Until {@code m} holds {@code n} entries, at most 5 minutes. */
+  private static void awaitSize(Map<String, ?> m, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-    while (bound.size() < n && System.nanoTime() < deadline) {
+    while (m.size() < n && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
-    Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
-    Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
-    if (poller != null) {
-      poller.interrupt();
+  }
+
+  /** The namespace's pods as the watch first shows them: their UIDs, and when each was bound. */
+  private final class BoundWatch implements AutoCloseable {
+    final Map<String, String> uids = new ConcurrentHashMap<>();
+    final Map<String, Long> bound = new ConcurrentHashMap<>();
+    private final SharedIndexInformer<Pod> informer;
+
+    BoundWatch(String ns) {
+      informer =
+          kube.pods()
+              .inNamespace(ns)
+              .inform(
+                  new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(Pod p) {
+                      seen(p);
+                    }
+
+                    @Override
+                    public void onUpdate(Pod o, Pod p) {
+                      seen(p);
+                    }
+
+                    @Override
+                    public void onDelete(Pod p, boolean unknown) {}
+                  },
+                  0);
     }
-    informer.close();
-    Run run = Run.of(first, created, bound, n, cpuSpent, apiSpent);
-    if (!keepNamespace) {
-      delete(ns);
+
+    private void seen(Pod p) {
+      uids.putIfAbsent(p.getMetadata().getName(), p.getMetadata().getUid());
+      if (p.getSpec().getNodeName() != null) {
+        bound.putIfAbsent(p.getMetadata().getName(), System.nanoTime());
+      }
     }
-    return run;
+
+    @Override
+    public void close() {
+      informer.close();
+    }
   }
 
   /** A thread recording when each placeholder of the namespace is first seen RUNNING. */

@@ -47,6 +47,9 @@ final class Figures {
     line(
         "api_writes_per_pod_" + run,
         String.format("%.2f", ApiRequests.writes(r.apiRequests()) / pods));
+    line(
+        "api_pod_writes_per_pod_" + run,
+        String.format("%.2f", ApiRequests.podWrites(r.apiRequests()) / pods));
     r.apiRequests()
         .forEach(
             (what, count) -> {

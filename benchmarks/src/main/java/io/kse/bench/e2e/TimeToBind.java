@@ -339,12 +339,31 @@ public final class TimeToBind {
     Path hints = Path.of(stack.env("KSE_LAB_DIR"), "etc", "kse-allocation-hint.d");
     Path aside = Path.of(stack.env("KSE_LAB_DIR"), "etc", "kse-allocation-hint.set-aside");
     ourPart("");
+    gateLiftFloor(64, Bursts.CREATORS, "");
+    gateLiftFloor(64, 64, "_all_at_once"); // as if every wake-up's write were in flight at once
     java.nio.file.Files.move(hints, aside);
     try {
       ourPart("_no_hint");
     } finally {
       java.nio.file.Files.move(aside, hints);
     }
+  }
+
+  /**
+   * The floor of our part in a burst: the default scheduler alone binding {@code n} pods whose
+   * gates are lifted at once by the write a wake-up makes, from {@code lifters} threads — what
+   * Kubernetes costs from the wake-up on, with no extender in the path (the extender runs, idle: no
+   * pod is its).
+   */
+  private void gateLiftFloor(int n, int lifters, String suffix) throws Exception {
+    Run r =
+        bursts.boundAfterGateLift(
+            "bench-gate-lift" + suffix.replace('_', '-') + "-" + tag,
+            PodShape.gpus("default-scheduler", 1),
+            n,
+            lifters);
+    out.report("gate_lift_floor_burst" + n + suffix, r);
+    out.cost("gate_lift_floor_burst" + n + suffix, r);
   }
 
   private void ourPart(String suffix) throws Exception {
