@@ -59,24 +59,23 @@ final class Bursts {
     Map<String, Long> created = new ConcurrentHashMap<>();
     try (BoundWatch watch = new BoundWatch(ns)) {
       Thread poller = allocatedAt == null ? null : allocations(ns, n, allocatedAt);
-      Map<String, Long> cpuBefore = cpu.snapshot();
-      Map<String, Long> apiBefore = api.snapshot();
-      long first = System.nanoTime();
-      fanOut(
-          n,
-          CREATORS,
-          name -> {
-            Pod p = shape.pod(ns, name);
-            created.put(name, System.nanoTime());
-            kube.pods().inNamespace(ns).resource(p).create();
-          });
-      awaitSize(watch.bound, n);
-      Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
-      Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
+      Run run =
+          measure(
+              watch,
+              n,
+              created,
+              () ->
+                  fanOut(
+                      n,
+                      CREATORS,
+                      name -> {
+                        Pod p = shape.pod(ns, name);
+                        created.put(name, System.nanoTime());
+                        kube.pods().inNamespace(ns).resource(p).create();
+                      }));
       if (poller != null) {
         poller.interrupt();
       }
-      Run run = Run.of(first, created, watch.bound, n, cpuSpent, apiSpent);
       if (!keepNamespace) {
         delete(ns);
       }
@@ -110,31 +109,52 @@ final class Bursts {
           });
       awaitSize(watch.uids, n);
       settle(cpu);
-      Map<String, Long> cpuBefore = cpu.snapshot();
-      Map<String, Long> apiBefore = api.snapshot();
-      long first = System.nanoTime();
-      fanOut(
-          n,
-          lifters,
-          name -> {
-            String body =
-                ("{\"metadata\":{\"uid\":\"%s\",\"annotations\":{\"bench.kse.io/job\":\"%d\","
-                        + "\"bench.kse.io/node\":\"any\"}},\"spec\":{\"schedulingGates\":"
-                        + "[{\"name\":\"%s\",\"$patch\":\"delete\"}]}}")
-                    .formatted(watch.uids.get(name), name.hashCode() & 0xffff, BENCH_GATE);
-            lifted.put(name, System.nanoTime());
-            kube.pods()
-                .inNamespace(ns)
-                .withName(name)
-                .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
-          });
-      awaitSize(watch.bound, n);
-      Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
-      Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
-      Run run = Run.of(first, lifted, watch.bound, n, cpuSpent, apiSpent);
+      Run run =
+          measure(
+              watch,
+              n,
+              lifted,
+              () ->
+                  fanOut(
+                      n,
+                      lifters,
+                      name -> {
+                        String body =
+                            ("{\"metadata\":{\"uid\":\"%s\",\"annotations\":{\"bench.kse.io/job\":\"%d\","
+                                    + "\"bench.kse.io/node\":\"any\"}},\"spec\":{\"schedulingGates\":"
+                                    + "[{\"name\":\"%s\",\"$patch\":\"delete\"}]}}")
+                                .formatted(
+                                    watch.uids.get(name), name.hashCode() & 0xffff, BENCH_GATE);
+                        lifted.put(name, System.nanoTime());
+                        kube.pods()
+                            .inNamespace(ns)
+                            .withName(name)
+                            .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
+                      }));
       delete(ns);
       return run;
     }
+  }
+
+  /** What a burst does: its calls, from the threads of {@link #fanOut}. */
+  private interface Burst {
+    void run() throws InterruptedException;
+  }
+
+  /**
+   * Runs {@code burst} and waits until the watch has seen its {@code n} pods bound: each timed from
+   * its entry in {@code startedAt}, the CPU and API requests of every component meanwhile.
+   */
+  private Run measure(BoundWatch watch, int n, Map<String, Long> startedAt, Burst burst)
+      throws InterruptedException {
+    Map<String, Long> cpuBefore = cpu.snapshot();
+    Map<String, Long> apiBefore = api.snapshot();
+    long first = System.nanoTime();
+    burst.run();
+    awaitSize(watch.bound, n);
+    Map<String, Long> cpuSpent = CpuMeter.spent(cpuBefore, cpu.snapshot());
+    Map<String, Long> apiSpent = ApiRequests.spent(apiBefore, api.settled());
+    return Run.of(first, startedAt, watch.bound, n, cpuSpent, apiSpent);
   }
 
   /** The burst's namespace, and the claim template its pods name. */
