@@ -1,5 +1,7 @@
 package io.kse.slurm;
 
+import java.time.Duration;
+
 /**
  * Every meter the bridge registers ({@code kse.slurm.*}; Prometheus {@code kse_slurm_*}), in one
  * place; the extender's own are in its {@code ExtenderMetrics}.
@@ -9,19 +11,19 @@ public final class MetricNames {
   public static final String REQUEST = "kse.slurm.request.duration";
 
   /** Histogram buckets of one remote call's latency (a Slurm REST call, an API write). */
-  public static java.time.Duration[] callBuckets() {
-    return new java.time.Duration[] {
-      java.time.Duration.ofMillis(5),
-      java.time.Duration.ofMillis(10),
-      java.time.Duration.ofMillis(25),
-      java.time.Duration.ofMillis(50),
-      java.time.Duration.ofMillis(100),
-      java.time.Duration.ofMillis(250),
-      java.time.Duration.ofMillis(500),
-      java.time.Duration.ofSeconds(1),
-      java.time.Duration.ofSeconds(2),
-      java.time.Duration.ofSeconds(5),
-      java.time.Duration.ofSeconds(10)
+  public static Duration[] callBuckets() {
+    return new Duration[] {
+      Duration.ofMillis(5),
+      Duration.ofMillis(10),
+      Duration.ofMillis(25),
+      Duration.ofMillis(50),
+      Duration.ofMillis(100),
+      Duration.ofMillis(250),
+      Duration.ofMillis(500),
+      Duration.ofSeconds(1),
+      Duration.ofSeconds(2),
+      Duration.ofSeconds(5),
+      Duration.ofSeconds(10)
     };
   }
 
