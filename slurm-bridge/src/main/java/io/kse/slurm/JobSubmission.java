@@ -102,6 +102,48 @@ public record JobSubmission(
     }
   }
 
+  /**
+   * This submission queued {@code step} places behind others in Slurm's order: with an explicit
+   * priority, that much lower (never below 1); else {@code step} more nice (any user may lower a
+   * job's priority). Step 0 is this submission.
+   */
+  public JobSubmission behind(int step) {
+    if (step < 0) {
+      throw new InvalidSubmission("a queue step must not be negative, got " + step);
+    }
+    if (step == 0) {
+      return this;
+    }
+    OptionalLong p =
+        priority.isPresent() ? OptionalLong.of(Math.max(1, priority.getAsLong() - step)) : priority;
+    OptionalInt n =
+        priority.isPresent() ? nice : OptionalInt.of(Math.addExact(nice.orElse(0), step));
+    return new JobSubmission(
+        tag,
+        partition,
+        qos,
+        account,
+        nodes,
+        cpusPerNode,
+        memoryPerNodeMb,
+        gresPerNode,
+        timeLimitMinutes,
+        constraints,
+        excludedNodes,
+        exclusive,
+        reservation,
+        licenses,
+        p,
+        n,
+        hold,
+        workingDirectory,
+        environment,
+        shape,
+        maxSwitches,
+        switchWaitSeconds,
+        segmentSize);
+  }
+
   public static Builder builder(PlaceholderTag tag) {
     return new Builder(tag);
   }

@@ -49,7 +49,9 @@ final class PreemptionAttribution {
       java.util.function.BooleanSupplier mayAct,
       java.util.function.Function<PodRef, java.util.Optional<String>> podTier,
       java.util.function.Function<SlurmJob, java.util.Optional<PlaceholderTag>> ours) {
-    this.tracker = new PreemptionTracker(this::preempted, j -> ours.apply(j).isPresent());
+    this.tracker =
+        new PreemptionTracker(
+            this::preempted, j -> ours.apply(j).isPresent(), PreemptionAttribution::unattributed);
     this.ours = ours;
     this.podTier = podTier;
     this.policy = policy;
@@ -61,6 +63,16 @@ final class PreemptionAttribution {
     this.mayAct = mayAct;
   }
 
+  /** A preemption none of ours can be charged: another user's job took the nodes (or none did). */
+  private static void unattributed(SlurmJob victim) {
+    LOG.info(
+        "preemption_unattributed victimJob={} partition={} nodes={} reason=\"none of our"
+            + " placeholders took its nodes or was pending, or the policy refused each\"",
+        victim.id(),
+        victim.partition(),
+        victim.nodes());
+  }
+
   void observe(JobChange change) {
     tracker.observe(change);
   }
@@ -69,7 +81,8 @@ final class PreemptionAttribution {
    * Charges (and, on the writer, tells) the preemption the tracker found; false when the pair
    * cannot stand: the policy says the placeholder's tier may not preempt the victim's.
    */
-  private boolean preempted(SlurmJob placeholder, SlurmJob victim) {
+  private boolean preempted(
+      SlurmJob placeholder, SlurmJob victim, PreemptionTracker.Attribution how) {
     var p = policy.get().policy();
     // the pod's own tier: several tiers may share the placeholder's partition or QoS
     String tier =
@@ -88,11 +101,13 @@ final class PreemptionAttribution {
     Optional<String> refused = p.chargeRefused(tier, victim.partition(), victim.qos());
     if (refused.isPresent()) {
       LOG.info(
-          "preemption_not_charged slurmJob={} tier={} victimJob={} victimTier={} reason=\"{}\"",
+          "preemption_not_charged slurmJob={} tier={} victimJob={} victimTier={} attribution={}"
+              + " reason=\"{}\"",
           placeholder.id(),
           tier,
           victim.id(),
           victimTier,
+          how.label(),
           refused.get());
       return false;
     }
@@ -112,7 +127,7 @@ final class PreemptionAttribution {
     PodRef ref = PodRef.of(tag);
     LOG.info(
         "slurm_preemption pod={} uid={} slurmJob={} tier={} victimJob={} victimRun={}"
-            + " victimTier={} gpus={} nodes={} writer={}",
+            + " victimTier={} gpus={} nodes={} attribution={} writer={}",
         ref,
         ref.uid(),
         placeholder.id(),
@@ -122,11 +137,12 @@ final class PreemptionAttribution {
         victimTier,
         gpus,
         victim.nodes(),
+        how.label(),
         writer);
     if (!writer) {
       return true;
     }
-    metrics.preemption(tier, victimTier);
+    metrics.preemption(tier, victimTier, how.label());
     String what =
         "Slurm preempted job "
             + victim.id()
@@ -141,8 +157,13 @@ final class PreemptionAttribution {
             + gpus
             + " GPUs) on "
             + String.join(",", victim.nodes())
-            + " for this pod's placeholder job "
-            + placeholder.id();
+            + (how == PreemptionTracker.Attribution.EXACT
+                ? " for this pod's placeholder job " + placeholder.id()
+                : " while this pod's placeholder job "
+                    + placeholder.id()
+                    + " was pending (inferred: none of our placeholders took its nodes; Slurm"
+                    + " preempts for each pending job on its own), charged to tier "
+                    + tier);
     workers.execute(() -> actions.event(ref, EventReason.PREEMPTED, what));
     return true;
   }

@@ -46,6 +46,7 @@ final class Submitter {
   private final ClusterIdentity cluster;
   private final NodeStanding standing;
   private final PodFactsReader podFacts;
+  private final io.kse.slurm.SubmissionOrder order;
 
   Submitter(
       PlacementReconciler.Views v,
@@ -64,6 +65,9 @@ final class Submitter {
     this.cluster = v.cluster();
     this.standing = standing;
     this.podFacts = podFacts;
+    this.order =
+        new io.kse.slurm.SubmissionOrder(
+            id -> v.cache().job(id).map(io.kse.slurm.SlurmJob::state), c.clock());
   }
 
   /**
@@ -120,12 +124,13 @@ final class Submitter {
       Set<String> avoid =
           slurm.apiVersion().supportsExcludedNodes() ? standing.unusableSlurmNodes() : Set.of();
       JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
-      long id = slurm.submit(s);
+      io.kse.slurm.SubmissionOrder.Sent sent = order.submit(s, slurm);
+      long id = sent.jobId();
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
       LOG.info(
           "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}"
-              + " nodes={}",
+              + " nodes={} queueStep={}",
           placement.name(),
           lead.uid(),
           id,
@@ -133,7 +138,8 @@ final class Submitter {
           place.job().partition().orElse("-"),
           place.job().qos().orElse("-"),
           place.job().gresPerNode().orElse("-"),
-          place.job().nodes());
+          place.job().nodes(),
+          sent.step());
       String message =
           "placeholder submitted as Slurm job "
               + id
@@ -142,7 +148,13 @@ final class Submitter {
               + place.job().partition().map(p -> ", partition " + p).orElse("")
               + place.job().qos().map(q -> ", qos " + q).orElse("")
               + group.map(g -> ", " + placement.size() + " nodes for " + g.source()).orElse("")
-              + ")";
+              + ")"
+              + (sent.step() == 0
+                  ? ""
+                  : ", queued "
+                      + sent.step()
+                      + " behind placeholders of ours pending in its partition, so that Slurm"
+                      + " preempts for one at a time");
       refs.forEach(r -> actions.event(r, EventReason.SUBMITTED, message));
       return id;
     } catch (InvalidSubmission | SlurmRejectedException e) {

@@ -55,16 +55,23 @@ public final class ExtenderMetrics {
    * A Slurm preemption attributed to a placeholder: {@code
    * kse_preemptions_total{tier,victim_tier}}.
    */
-  public void preemption(String tier, String victimTier) {
+  /**
+   * @param attribution {@code exact} (the placeholder took the victim's nodes) or {@code inferred}
+   *     (none did; charged to one of ours pending when it lost its run)
+   */
+  public void preemption(String tier, String victimTier, String attribution) {
     counters
         .computeIfAbsent(
-            "pre|" + tier + "|" + victimTier,
+            "pre|" + tier + "|" + victimTier + "|" + attribution,
             k ->
                 Counter.builder("kse.preemptions")
                     .description(
-                        "Slurm jobs preempted for placeholders, by the placeholder's tier and the victim's")
+                        "Slurm jobs preempted for placeholders, by the placeholder's tier, the"
+                            + " victim's and how the pair was found (exact: the placeholder took its"
+                            + " nodes; inferred: it lost its run while the placeholder was pending)")
                     .tag("tier", tier)
                     .tag("victim_tier", victimTier)
+                    .tag("attribution", attribution)
                     .register(registry))
         .increment();
   }

@@ -69,7 +69,7 @@ class MetricsReferenceTest {
     for (String verb : List.of("filter", "prioritize", "preempt", "bind")) { // ExtenderServer's
       m.verb(verb, "ok", 1_000);
     }
-    m.preemption("inference", "training");
+    m.preemption("inference", "training", "exact");
     m.allocated(Duration.ofSeconds(1));
     m.wakeUp(Duration.ofMillis(3), Duration.ofMillis(40));
     m.bound(Duration.ofSeconds(1));

@@ -16,7 +16,10 @@ public class PreemptionTrackerTest {
   public static final Instant T0 = Instant.parse("2026-11-22T06:00:00Z");
   final List<String> pairs = new ArrayList<>();
   final PreemptionTracker tracker =
-      new PreemptionTracker((p, v) -> pairs.add(p.id() + "<-" + v.id()));
+      new PreemptionTracker(
+          (p, v, how) ->
+              pairs.add(
+                  p.id() + (how == PreemptionTracker.Attribution.INFERRED ? "<~" : "<-") + v.id()));
 
   public static SlurmJob job(
       long id, boolean placeholder, JobState state, String node, Instant start, int restarts) {
@@ -209,5 +212,100 @@ public class PreemptionTrackerTest {
         j.features(),
         j.priority(),
         at);
+  }
+
+  /** Placeholder {@code id} seen pending, submitted at {@code submitted}. */
+  void placeholderPends(long id, Instant submitted) {
+    SlurmJob p = job(id, true, JobState.PENDING, null, null, 0);
+    change(
+        null,
+        new SlurmJob(
+            p.id(),
+            p.name(),
+            p.comment(),
+            p.state(),
+            p.stateReason(),
+            p.partition(),
+            p.qos(),
+            p.nodes(),
+            p.nodeCount(),
+            submitted,
+            p.startTime(),
+            p.endTime(),
+            p.restartCount(),
+            p.tresPerNode(),
+            p.features(),
+            p.priority(),
+            p.lastChange()),
+        submitted);
+  }
+
+  /** Training job {@code id} running on {@code node} seen requeued at {@code at}. */
+  void requeued(long id, String node, Instant at) {
+    change(
+        job(id, false, JobState.RUNNING, node, T0, 0),
+        job(id, false, JobState.PENDING, null, null, 1),
+        at);
+  }
+
+  @Test
+  void aBurstsVictimsWhoseNodesNoneOfOursTookAreInferredOneToEachPendingPlaceholder() {
+    // issue 60: eight 1-GPU placeholders pending together; Slurm preempted a training job for
+    // each, then started all eight on the first victim's node
+    Instant t = T0.plusSeconds(100);
+    for (long p = 49; p <= 56; p++) {
+      placeholderPends(p, t);
+    }
+    for (int v = 33; v <= 40; v++) {
+      requeued(v, "n" + (v - 33), t.plusMillis(65));
+    }
+    for (long p = 49; p <= 56; p++) {
+      placeholderStarts(p, "n0", t.plusSeconds(1));
+    }
+    assertThat(pairs).containsExactly("49<-33");
+    // told once the window passed without a placeholder on their nodes
+    change(
+        null,
+        job(99, false, JobState.RUNNING, "n9", T0, 0),
+        t.plus(PreemptionTracker.WINDOW).plusSeconds(2));
+    assertThat(pairs)
+        .containsExactly(
+            "49<-33", "50<~34", "51<~35", "52<~36", "53<~37", "54<~38", "55<~39", "56<~40");
+  }
+
+  @Test
+  void aVictimWhileNoneOfOursWasPendingIsLeftUnattributed() {
+    Instant t = T0.plusSeconds(100);
+    placeholderPends(7, t.minusSeconds(30));
+    placeholderStarts(7, "n3", t.minusSeconds(20)); // started well before the loss
+    requeued(1, "n0", t);
+    assertThat(tracker.takeUnpaired()).extracting(SlurmJob::id).containsExactly(1L);
+    assertThat(pairs).isEmpty();
+  }
+
+  @Test
+  void anInferredVictimGoesToTheNextPlaceholderWhenThePolicyRefusesOne() {
+    List<String> refusedFirst = new ArrayList<>();
+    PreemptionTracker t2 =
+        new PreemptionTracker(
+            (p, v, how) -> {
+              if (p.id() == 5) {
+                return false;
+              }
+              refusedFirst.add(p.id() + "<~" + v.id());
+              return true;
+            });
+    Instant t = T0.plusSeconds(100);
+    for (long p : new long[] {5, 6}) {
+      SlurmJob j = job(p, true, JobState.PENDING, null, null, 0);
+      t2.observe(new JobChange(Optional.empty(), Optional.of(j), t));
+    }
+    t2.observe(
+        new JobChange(
+            Optional.of(job(1, false, JobState.RUNNING, "n0", T0, 0)),
+            Optional.of(job(1, false, JobState.PENDING, null, null, 1)),
+            t.plusSeconds(1)));
+    assertThat(t2.takeUnpaired()).isEmpty();
+    assertThat(refusedFirst).containsExactly("6<~1");
   }
 }

@@ -88,7 +88,7 @@ final class ReplayAttribution {
     return unattributed;
   }
 
-  private boolean charge(SlurmJob placeholder, SlurmJob victim) {
+  private boolean charge(SlurmJob placeholder, SlurmJob victim, PreemptionTracker.Attribution how) {
     String tier = tierOfPlaceholder.get(placeholder.id());
     Trace.SlurmJob t = training.get(victim.id());
     if (tier == null

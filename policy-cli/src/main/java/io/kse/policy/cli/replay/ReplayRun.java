@@ -86,6 +86,15 @@ public final class ReplayRun {
     this.log = log;
   }
 
+  /** What each of our jobs last showed, for the submissions' order (as the extender's cache). */
+  private final Map<Long, io.kse.slurm.JobState> lastSeen =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Placeholders queue behind ours pending in their partition, as the extender's do. */
+  private final io.kse.slurm.SubmissionOrder order =
+      new io.kse.slurm.SubmissionOrder(
+          id -> Optional.ofNullable(lastSeen.get(id)), java.time.Clock.systemUTC());
+
   /** An inference arrival's course through the replay. */
   private static final class Arrival {
     final Trace.Inference spec;
@@ -163,6 +172,7 @@ public final class ReplayRun {
       Instant wallNow = Instant.now();
       for (SlurmJob j : slurm.allJobs(j -> ours.contains(j.id()))) {
         jobs.put(j.id(), j);
+        lastSeen.put(j.id(), j.state());
         attribution.observe(j, wallNow, now);
       }
       for (Arrival a : arrivals) {
@@ -337,7 +347,7 @@ public final class ReplayRun {
     JobSubmission s =
         PlaceholderJobs.of(tag, p.job(), "/tmp", JobSubmission.Shape.EXTERNAL, Set.of());
     try {
-      a.job = slurm.submit(s);
+      a.job = order.submit(s, slurm).jobId();
     } catch (SlurmException e) {
       rejected.add(in.id() + ": Slurm refused the placeholder: " + e.getMessage());
     }
