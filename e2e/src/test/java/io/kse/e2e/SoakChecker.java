@@ -62,8 +62,9 @@ final class SoakChecker {
     /** After the schedule ends and the system quiets: every waiting pod says why. */
     WAITING_POD_SAYS_WHY(Duration.ZERO),
     /**
-     * At the end: every job Slurm preempted for a placeholder of ours that then took one of its
-     * nodes (slurmctld.log, squeue) is charged to a tier's budget, once; nothing else is charged.
+     * At the end: every job Slurm preempted for a placeholder of ours (slurmctld.log, squeue) is
+     * charged to a tier's budget, once — whether the placeholder then took one of its nodes or ran
+     * elsewhere (issue 60: inferred) — and nothing else is charged.
      */
     PREEMPTIONS_CHARGED_ONCE(Duration.ZERO);
 
@@ -353,19 +354,30 @@ final class SoakChecker {
         continue; // another job's preemption (a critical job taking a placeholder's node)
       }
       preemptedForUs.add(p.victim());
-      tookItsNode(p, runs)
-          .ifPresent(
-              nodes ->
-                  taken
-                      .computeIfAbsent(p.victim(), k -> new ArrayList<>())
-                      .add(
-                          "for placeholder "
-                              + p.preemptor()
-                              + " at "
-                              + p.at()
-                              + ", which then ran"
-                              + " on its node(s) "
-                              + nodes));
+      Optional<List<String>> nodes = tookItsNode(p, runs);
+      if (nodes.isPresent()) {
+        taken
+            .computeIfAbsent(p.victim(), k -> new ArrayList<>())
+            .add(
+                "for placeholder "
+                    + p.preemptor()
+                    + " at "
+                    + p.at()
+                    + ", which then ran on its node(s) "
+                    + nodes.get());
+      } else if (runs.before(p.victim(), p.at()).isPresent()
+          && runs.after(p.preemptor(), p.at()).isPresent()) {
+        // issue 60: preempted while ours pended, its node taken by none of ours: still told and
+        // charged (inferred, docs/preemption.md)
+        taken
+            .computeIfAbsent(p.victim(), k -> new ArrayList<>())
+            .add(
+                "for placeholder "
+                    + p.preemptor()
+                    + " at "
+                    + p.at()
+                    + ", which then ran elsewhere (to be charged, inferred)");
+      }
     }
     taken.forEach(
         (victim, how) -> {

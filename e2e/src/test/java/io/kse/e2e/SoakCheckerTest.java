@@ -521,9 +521,17 @@ class SoakCheckerTest {
                 Set.of(48L)))
         .as("the schedule requeued 48 by hand: the extender cannot tell, it is not judged")
         .isEmpty();
-    // a victim whose placeholder ran elsewhere may go uncharged
+    // issue 60: a victim whose placeholder ran elsewhere is charged all the same (inferred)
     var elsewhere = List.of(new SlurmPreemptions.Preemption(48, 55, t0.plusMillis(2_500)));
-    assertThat(SoakChecker.ledgerFindings(elsewhere, runs, ours, Set.of(), Set.of())).isEmpty();
+    assertThat(SoakChecker.ledgerFindings(elsewhere, runs, ours, Set.of(), Set.of()))
+        .extracting(Finding::evidence)
+        .singleElement()
+        .asString()
+        .contains("job 48 for placeholder 55", "ran elsewhere", "never charged");
+    assertThat(
+            SoakChecker.ledgerFindings(
+                elsewhere, runs, ours, Set.of(new SoakChecker.Charge(48, "event b")), Set.of()))
+        .isEmpty();
   }
 
   private static Optional<PlaceholderTag> tag(String pod, String uid) {

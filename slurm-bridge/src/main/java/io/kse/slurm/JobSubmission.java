@@ -102,22 +102,8 @@ public record JobSubmission(
     }
   }
 
-  /**
-   * This submission queued {@code step} places behind others in Slurm's order: with an explicit
-   * priority, that much lower (never below 1); else {@code step} more nice (any user may lower a
-   * job's priority). Step 0 is this submission.
-   */
-  public JobSubmission behind(int step) {
-    if (step < 0) {
-      throw new InvalidSubmission("a queue step must not be negative, got " + step);
-    }
-    if (step == 0) {
-      return this;
-    }
-    OptionalLong p =
-        priority.isPresent() ? OptionalLong.of(Math.max(1, priority.getAsLong() - step)) : priority;
-    OptionalInt n =
-        priority.isPresent() ? nice : OptionalInt.of(Math.addExact(nice.orElse(0), step));
+  /** This submission, held: priority 0 until released (neither scheduler looks at it). */
+  public JobSubmission held() {
     return new JobSubmission(
         tag,
         partition,
@@ -133,9 +119,9 @@ public record JobSubmission(
         exclusive,
         reservation,
         licenses,
-        p,
-        n,
-        hold,
+        priority,
+        nice,
+        true,
         workingDirectory,
         environment,
         shape,

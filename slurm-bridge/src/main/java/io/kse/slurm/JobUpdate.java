@@ -40,6 +40,18 @@ public record JobUpdate(
         Optional.empty());
   }
 
+  /** Holds a pending job: priority 0, seen by neither of Slurm's schedulers until released. */
+  public static JobUpdate holding() {
+    return new JobUpdate(
+        Optional.of(true),
+        OptionalInt.empty(),
+        OptionalLong.empty(),
+        OptionalInt.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
+  }
+
   public static JobUpdate nice(int nice) {
     return new JobUpdate(
         Optional.empty(),

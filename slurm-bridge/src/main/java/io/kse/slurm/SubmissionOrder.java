@@ -1,95 +1,183 @@
 package io.kse.slurm;
 
+import io.kse.slurm.cache.Snapshot;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
- * Queues each new placeholder behind ours still pending in its partition, so that Slurm preempts
- * for one of them at a time and the next ones take what that freed.
+ * Keeps one of our placeholders at a time waiting in Slurm's queue per partition: the others wait
+ * behind it held, so that Slurm preempts for one of them and the next ones take what that freed.
  *
- * <p>Why: Slurm picks victims for each pending job on its own, and a job that cannot start yet
- * still holds its victims' resources while they complete. Eight 1-GPU placeholders submitted
- * together on a full cluster each took a training job of 8 GPUs (three bursts in six on Slurm
- * 22.05, by hand: docs/preemption.md), and then all started on the first victim's node. Slurm
- * preempts at submission only for a job no pending job of higher priority is ahead of, and its
- * scheduling pass preempts for one job of a partition at a time; so a placeholder submitted while
- * ours pend in its partition is sent one step behind the last of them ({@link
- * JobSubmission#behind}: one more nice, or one less explicit priority), and submissions to one
- * partition are sent one at a time, so that a step is never overtaken on the wire. With no
- * placeholder of ours pending there, a submission goes at its policy's priority, as before.
+ * <p>Why: Slurm picks victims for each pending job on its own. Its backfill scheduler reserves
+ * whole nodes for each pending job it cannot start, and preempts for each: eight 1-GPU placeholders
+ * pending together on a full cluster took a training job of 8 GPUs each, then all started on the
+ * first victim's node (22.05 with DebugFlags=Backfill: "planned start of JobId=153 failed" after
+ * each preemption; docs/preemption.md). Its main scheduler stops at the first job of a partition
+ * that cannot start, and a held job (priority 0) is seen by neither. So a placeholder submitted
+ * while another of ours pends in its partition goes in held ({@link #submit}); a held one is
+ * released once none of ours pends unheld there ({@link #leader} empty: the leader started, ended,
+ * or has waited {@link #LEADER_WAIT}); and of several pending unheld (released together, some did
+ * not fit) all but the oldest are held again. The extender's reconciler applies the last two on
+ * every pass, so the order converges on what Slurm shows, whatever was seen before.
  */
 public final class SubmissionOrder {
-  /** Steps stop growing here: a queue this deep is ordered enough, and priority keeps its tier. */
-  public static final int MAX_STEP = 1_000;
+  /**
+   * How long a leader holds the ones behind it back: it may wait for capacity no preemption frees
+   * (nothing preemptible, another shape), where a smaller placeholder behind it could start.
+   */
+  public static final Duration LEADER_WAIT = Duration.ofSeconds(60);
 
   /**
-   * How long a submitted job Slurm's state has not shown yet still counts as pending (the cache
-   * reads a new job within a pass or two; a job it never shows is gone).
+   * How long a submitted job Slurm's state has not shown yet still counts (the cache reads a new
+   * job within a pass or two; a job it never shows is gone).
    */
   static final Duration UNSEEN = Duration.ofSeconds(60);
 
-  private record Queued(String partition, int step, Instant at) {}
+  /** Slurm's reasons for a held job: a user's hold, or an operator's (our token may be one). */
+  static final Set<String> HELD = Set.of("JobHeldUser", "JobHeldAdmin");
 
-  private final Map<Long, Queued> queued = new HashMap<>();
-  private final Map<String, Object> lanes = new ConcurrentHashMap<>();
-  private final LongFunction<Optional<JobState>> observed;
-  private final Clock clock;
+  private record Unseen(String partition, boolean held, Instant at) {}
+
+  /** Submitted by this replica and not shown by Slurm's state yet. */
+  private final Map<Long, Unseen> unseen = new HashMap<>();
 
   /**
-   * @param observed what Slurm last said of a job's state (the cache's snapshot); empty when it has
-   *     not said yet
+   * When this replica released a held job: its wait as a leader counts from then, not from its
+   * submission (after a restart, from its submission: it then leads for less long, no worse).
    */
-  public SubmissionOrder(LongFunction<Optional<JobState>> observed, Clock clock) {
-    this.observed = observed;
+  private final Map<Long, Instant> releasedAt = new HashMap<>();
+
+  private final Map<String, Object> lanes = new ConcurrentHashMap<>();
+  private final Supplier<Snapshot> slurm;
+  private final Clock clock;
+
+  /** The oldest pending unheld placeholders per partition of the snapshot last looked at. */
+  private Snapshot indexed;
+
+  private Map<String, TreeMap<Long, SlurmJob>> pendingByPartition = Map.of();
+
+  /**
+   * @param slurm our placeholders as Slurm last showed them (the cache's snapshot)
+   */
+  public SubmissionOrder(Supplier<Snapshot> slurm, Clock clock) {
+    this.slurm = slurm;
     this.clock = clock;
   }
 
-  /** What a submission went as: the job and its step behind ours pending. */
-  public record Sent(long jobId, int step) {}
+  /** What a submission went as: the job, and the leader it was held behind if it was. */
+  public record Sent(long jobId, OptionalLong heldBehind) {}
 
-  /** Submits {@code s} behind ours pending in its partition; never retried (as submit). */
-  public Sent submit(JobSubmission s, SlurmClient slurm) {
+  /**
+   * Submits {@code s}, held if another of ours pends unheld in its partition; submissions to one
+   * partition go one at a time, so that two sent together never both go unheld. Never retried.
+   */
+  public Sent submit(JobSubmission s, SlurmClient client) {
     String partition = s.partition().orElse("");
     synchronized (lanes.computeIfAbsent(partition, k -> new Object())) {
-      int step = nextStep(partition);
-      long id = slurm.submit(s.behind(step));
-      synchronized (queued) {
-        queued.put(id, new Queued(partition, step, clock.instant()));
+      OptionalLong ahead = leader(partition, 0);
+      long id = client.submit(ahead.isPresent() ? s.held() : s);
+      synchronized (this) {
+        unseen.put(id, new Unseen(partition, ahead.isPresent(), clock.instant()));
       }
-      return new Sent(id, step);
+      return new Sent(id, ahead);
     }
   }
 
-  /** One behind the last of ours pending in {@code partition}; 0 when none is. */
-  int nextStep(String partition) {
-    Instant unseenSince = clock.instant().minus(UNSEEN);
-    synchronized (queued) {
-      queued
-          .entrySet()
-          .removeIf(
-              e ->
-                  observed
-                      .apply(e.getKey())
-                      .map(state -> state != JobState.PENDING)
-                      .orElse(e.getValue().at().isBefore(unseenSince)));
-      return queued.values().stream()
-          .filter(q -> q.partition().equals(partition))
-          .mapToInt(q -> Math.min(MAX_STEP, q.step() + 1))
-          .max()
-          .orElse(0);
+  /**
+   * The placeholder a pending one of ours in {@code partition} waits behind: the oldest of ours
+   * pending there and not held, younger than {@link #LEADER_WAIT}, other than {@code self}; empty
+   * when there is none (an empty partition name is the cluster's default: any partition).
+   */
+  public synchronized OptionalLong leader(String partition, long self) {
+    Instant now = clock.instant();
+    Instant since = now.minus(LEADER_WAIT);
+    Snapshot snapshot = slurm.get();
+    index(snapshot);
+    unseen.entrySet().removeIf(e -> snapshot.job(e.getKey()).isPresent());
+    unseen.values().removeIf(u -> u.at().isBefore(now.minus(UNSEEN)));
+    releasedAt.values().removeIf(t -> t.isBefore(since));
+    long best = Long.MAX_VALUE;
+    for (Map.Entry<String, TreeMap<Long, SlurmJob>> e : pendingByPartition.entrySet()) {
+      if (!partition.isEmpty() && !e.getKey().equals(partition)) {
+        continue;
+      }
+      for (SlurmJob j : e.getValue().values()) {
+        Instant waitingSince = releasedAt.getOrDefault(j.id(), j.submitTime());
+        if (j.id() != self && !waitingSince.isBefore(since)) {
+          best = Math.min(best, j.id());
+          break;
+        }
+      }
     }
+    for (Map.Entry<Long, Unseen> e : unseen.entrySet()) {
+      Unseen u = e.getValue();
+      if (!u.held()
+          && e.getKey() != self
+          && (partition.isEmpty() || u.partition().isEmpty() || u.partition().equals(partition))
+          && !u.at().isBefore(since)) {
+        best = Math.min(best, e.getKey());
+      }
+    }
+    return best == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(best);
   }
 
-  /** Ours counted as pending (tests, metrics). */
-  public int pending() {
-    synchronized (queued) {
-      return queued.size();
+  /** What a pending placeholder needs to wait in order. */
+  public enum Turn {
+    /** As it is: alone in its partition's queue, or held behind a leader. */
+    KEEP,
+    /** Held with no leader left: release it. */
+    RELEASE,
+    /** Pending unheld behind an older leader (released together with it): hold it again. */
+    HOLD
+  }
+
+  /**
+   * The one rule, for the extender's reconciler and a policy replay alike: what {@code j}, pending,
+   * needs given its {@link #leader} (the other of ours pending unheld in its partition).
+   */
+  public static Turn turn(SlurmJob j, OptionalLong leader) {
+    if (j.state() != JobState.PENDING) {
+      return Turn.KEEP;
     }
+    boolean held = held(j);
+    if (held && leader.isEmpty()) {
+      return Turn.RELEASE;
+    }
+    if (!held && leader.isPresent() && leader.getAsLong() < j.id()) {
+      return Turn.HOLD;
+    }
+    return Turn.KEEP;
+  }
+
+  /** This replica released {@code jobId} now. */
+  public synchronized void released(long jobId) {
+    releasedAt.put(jobId, clock.instant());
+  }
+
+  /** Whether Slurm shows {@code j} pending and held (by us, or by hand: both are released). */
+  public static boolean held(SlurmJob j) {
+    return j.state() == JobState.PENDING && j.priority() == 0 && HELD.contains(j.stateReason());
+  }
+
+  private void index(Snapshot snapshot) {
+    if (snapshot == indexed) {
+      return;
+    }
+    Map<String, TreeMap<Long, SlurmJob>> byPartition = new HashMap<>();
+    for (SlurmJob j : snapshot.jobs().values()) {
+      if (j.state() == JobState.PENDING && !held(j) && j.placeholder().isPresent()) {
+        byPartition.computeIfAbsent(j.partition(), k -> new TreeMap<>()).put(j.id(), j);
+      }
+    }
+    pendingByPartition = byPartition;
+    indexed = snapshot;
   }
 }

@@ -1,105 +1,131 @@
 package io.kse.slurm;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kse.slurm.cache.Snapshot;
 import io.kse.slurm.testing.FakeSlurmClient;
 import io.kse.slurm.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class SubmissionOrderTest {
   final MutableClock clock = new MutableClock(Instant.parse("2026-12-08T00:00:00Z"));
   final FakeSlurmClient slurm = new FakeSlurmClient(clock, "n0");
+
+  /** What the cache would show: every job the fake holds (seen = true) or none of them. */
+  boolean seen = true;
+
   final SubmissionOrder order =
-      new SubmissionOrder(id -> slurm.job(id).map(SlurmJob::state), clock);
+      new SubmissionOrder(
+          () ->
+              new Snapshot(
+                  seen
+                      ? slurm.allJobs(j -> true).stream()
+                          .collect(Collectors.toMap(SlurmJob::id, Function.identity()))
+                      : Map.of(),
+                  Map.of(),
+                  Map.of(),
+                  Map.of(),
+                  clock.instant()),
+          clock);
 
   static JobSubmission placeholder(String name, String partition) {
     return JobSubmission.builder(new PlaceholderTag("ns", name, "uid-" + name))
         .partition(partition)
         .gresPerNode("gpu:h100:1")
         .workingDirectory("/tmp")
-        .environment(java.util.Map.of("PATH", "/bin"))
+        .environment(Map.of("PATH", "/bin"))
         .build();
   }
 
+  SubmissionOrder.Sent submit(String name) {
+    return order.submit(placeholder(name, "inference"), slurm);
+  }
+
   @Test
-  void eachPlaceholderQueuesBehindOursStillPendingInItsPartition() {
-    List<SubmissionOrder.Sent> sent =
-        IntStream.range(0, 4)
-            .mapToObj(i -> order.submit(placeholder("p" + i, "inference"), slurm))
-            .toList();
-    assertThat(sent).extracting(SubmissionOrder.Sent::step).containsExactly(0, 1, 2, 3);
-    // what Slurm was sent: the first at its policy's priority, each next one more nice
-    assertThat(slurm.submissions()).extracting(s -> s.nice().orElse(0)).containsExactly(0, 1, 2, 3);
+  void whileOneOfOursPendsInItsPartitionTheNextGoInHeldBehindIt() {
+    long lead = submit("a").jobId();
+    SubmissionOrder.Sent b = submit("b");
+    SubmissionOrder.Sent c = submit("c");
+    assertThat(b.heldBehind()).hasValue(lead);
+    assertThat(c.heldBehind()).hasValue(lead);
+    assertThat(slurm.submissions())
+        .extracting(JobSubmission::hold)
+        .containsExactly(false, true, true);
     // another partition is its own queue
-    assertThat(order.submit(placeholder("q", "critical"), slurm).step()).isZero();
+    assertThat(order.submit(placeholder("q", "critical"), slurm).heldBehind()).isEmpty();
   }
 
   @Test
-  void aStartedOrEndedPlaceholderNoLongerQueuesTheNextAndTheQueueEmptiesToItsHead() {
-    long first = order.submit(placeholder("a", "inference"), slurm).jobId();
-    long second = order.submit(placeholder("b", "inference"), slurm).jobId();
-    slurm.allocate(first, List.of("n0"));
-    SubmissionOrder.Sent third = order.submit(placeholder("c", "inference"), slurm);
-    assertThat(third.step()).as("behind b, which still pends").isEqualTo(2);
-    slurm.allocate(second, List.of("n0"));
-    slurm.end(third.jobId(), JobState.CANCELLED);
-    assertThat(order.submit(placeholder("d", "inference"), slurm).step()).isZero();
+  void theHeldOnesHaveNoLeaderOnceItStartsOrEnds() {
+    long lead = submit("a").jobId();
+    long held = submit("b").jobId();
+    assertThat(order.leader("inference", held)).hasValue(lead);
+    slurm.allocate(lead, List.of("n0"));
+    assertThat(order.leader("inference", held)).isEmpty();
+    // released, then pending beside a younger one released with it: the younger one is behind it
+    slurm.update(held, JobUpdate.release());
+    long younger = submit("c").jobId();
+    slurm.update(younger, JobUpdate.release());
+    assertThat(order.leader("inference", younger)).hasValue(held);
+    // each sees the other; the reconciler holds only the one with an older leader (the younger)
+    assertThat(order.leader("inference", held)).hasValue(younger);
+    slurm.end(held, JobState.CANCELLED);
+    assertThat(order.leader("inference", younger)).isEmpty();
   }
 
   @Test
-  void aJobSlurmNeverShowsStopsCountingAfterAMinute() {
-    SubmissionOrder blind = new SubmissionOrder(id -> Optional.empty(), clock);
-    blind.submit(placeholder("a", "inference"), slurm);
-    assertThat(blind.submit(placeholder("b", "inference"), slurm).step()).isEqualTo(1);
+  void aSubmissionSlurmHasNotShownYetLeadsAndOneNeverShownStopsLeadingAfterAMinute() {
+    seen = false;
+    long lead = submit("a").jobId();
+    assertThat(submit("b").heldBehind()).hasValue(lead);
     clock.advance(SubmissionOrder.UNSEEN.plus(Duration.ofSeconds(1)));
-    assertThat(blind.submit(placeholder("c", "inference"), slurm).step()).isZero();
-    assertThat(blind.pending()).isEqualTo(1);
+    assertThat(submit("c").heldBehind()).isEmpty();
   }
 
   @Test
-  void anExplicitPriorityIsLoweredInsteadOfNiceAndNeverBelowOne() {
-    JobSubmission s =
-        JobSubmission.builder(new PlaceholderTag("ns", "x", "uid-x"))
-            .priority(5)
-            .workingDirectory("/tmp")
-            .environment(java.util.Map.of("PATH", "/bin"))
-            .build();
-    assertThat(s.behind(2).priority().getAsLong()).isEqualTo(3);
-    assertThat(s.behind(2).nice()).isEmpty();
-    assertThat(s.behind(9).priority().getAsLong()).isEqualTo(1);
-    assertThat(s.behind(0)).isSameAs(s);
-    assertThatThrownBy(() -> s.behind(-1)).hasMessageContaining("must not be negative");
+  void aLeaderPendingLongerThanItsWaitNoLongerHoldsTheOthersBack() {
+    long lead = submit("a").jobId();
+    long held = submit("b").jobId();
+    assertThat(order.leader("inference", held)).hasValue(lead);
+    clock.advance(SubmissionOrder.LEADER_WAIT.plusSeconds(1));
+    assertThat(order.leader("inference", held)).isEmpty();
   }
 
   @Test
-  void concurrentSubmissionsToOnePartitionTakeDistinctStepsInTheOrderSlurmGetsThem()
-      throws Exception {
+  void heldMeansPendingWithAHoldReasonAndNoPriority() {
+    long id = submit("a").jobId();
+    long h = submit("b").jobId();
+    assertThat(SubmissionOrder.held(slurm.job(h).orElseThrow())).isTrue();
+    assertThat(SubmissionOrder.held(slurm.job(id).orElseThrow())).isFalse();
+    slurm.allocate(h, List.of("n0"));
+    assertThat(SubmissionOrder.held(slurm.job(h).orElseThrow())).isFalse();
+  }
+
+  @Test
+  void concurrentSubmissionsToOnePartitionLeaveExactlyOneUnheld() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<Future<SubmissionOrder.Sent>> futures =
-          IntStream.range(0, 32)
-              .mapToObj(
-                  i -> pool.submit(() -> order.submit(placeholder("p" + i, "inference"), slurm)))
-              .toList();
+          IntStream.range(0, 32).mapToObj(i -> pool.submit(() -> submit("p" + i))).toList();
       for (Future<SubmissionOrder.Sent> f : futures) {
         f.get(10, TimeUnit.SECONDS);
       }
     } finally {
       pool.shutdownNow();
     }
-    // one at a time on the wire: Slurm got steps 0, 1, 2, ... in that order
-    assertThat(slurm.submissions())
-        .extracting(s -> s.nice().orElse(0))
-        .containsExactlyElementsOf(IntStream.range(0, 32).boxed().toList());
+    assertThat(slurm.submissions()).filteredOn(s -> !s.hold()).hasSize(1);
+    assertThat(order.leader("inference", 0)).isEqualTo(OptionalLong.of(100));
   }
 }

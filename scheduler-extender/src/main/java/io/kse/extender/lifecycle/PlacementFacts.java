@@ -23,6 +23,8 @@ import java.util.Optional;
  * @param duplicates other live jobs Slurm holds for the same placement
  * @param failedNodes the nodes members are bound to that Slurm has down, failed, drained or not
  *     responding, each with Slurm's words for it: why a placeholder lost its node
+ * @param queuedBehind for a pending placeholder, the other of ours pending unheld in its partition
+ *     that it waits behind ({@link io.kse.slurm.SubmissionOrder#leader}); empty when none
  */
 public record PlacementFacts(
     List<Member> members,
@@ -35,7 +37,8 @@ public record PlacementFacts(
     Optional<String> unusableNode,
     boolean retryDue,
     List<SlurmJob> duplicates,
-    Map<String, String> failedNodes) {
+    Map<String, String> failedNodes,
+    java.util.OptionalLong queuedBehind) {
 
   public PlacementFacts {
     members = List.copyOf(members);
@@ -62,7 +65,8 @@ public record PlacementFacts(
         unusableNode,
         retryDue,
         List.of(),
-        Map.of());
+        Map.of(),
+        java.util.OptionalLong.empty());
   }
 
   /**

@@ -42,13 +42,17 @@ final class PlacementObserver {
   /**
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
    */
+  private final io.kse.slurm.SubmissionOrder order;
+
   PlacementObserver(
       PlacementReconciler.Views v,
       Clock clock,
       Duration groupIncompleteWait,
       NodeStanding standing,
       PodFactsReader podFacts,
-      WakeMemo woken) {
+      WakeMemo woken,
+      io.kse.slurm.SubmissionOrder order) {
+    this.order = order;
     this.cache = v.cache();
     this.registry = v.registry();
     this.nodeNames = v.nodeNames();
@@ -107,7 +111,10 @@ final class PlacementObserver {
         unusableNode(placement, pods, job),
         retryDue,
         cache.duplicatesOf(placement.key()),
-        failedNodes(members));
+        failedNodes(members),
+        job.filter(j -> j.state() == io.kse.slurm.JobState.PENDING)
+            .map(j -> order.leader(j.partition(), j.id()))
+            .orElse(java.util.OptionalLong.empty()));
   }
 
   /** The bound members' nodes Slurm has unavailable, in Slurm's words (a map lookup each). */

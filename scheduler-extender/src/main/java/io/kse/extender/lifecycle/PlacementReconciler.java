@@ -120,12 +120,16 @@ public final class PlacementReconciler {
     WakeMemo woken = new WakeMemo();
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
     NodeStanding standing = new NodeStanding(v.cache(), v.nodeNames(), v.kubeNodes(), s.policy());
+    // one of ours waits in Slurm's queue per partition, the others held behind it (issue 60)
+    io.kse.slurm.SubmissionOrder order =
+        new io.kse.slurm.SubmissionOrder(v.cache()::snapshot, c.clock());
     PlacementObserver observer =
-        new PlacementObserver(v, c.clock(), s.groupIncompleteWait(), standing, podFacts, woken);
+        new PlacementObserver(
+            v, c.clock(), s.groupIncompleteWait(), standing, podFacts, woken, order);
     PlacementQueue queue =
         new PlacementQueue(v.pods(), v.podGroups(), c.passes(), observer::members);
-    Submitter submitter = new Submitter(v, c, s, standing, podFacts);
-    StepRunner runner = new StepRunner(v, c, s, submitter, woken, queue::enqueue);
+    Submitter submitter = new Submitter(v, c, s, standing, podFacts, order);
+    StepRunner runner = new StepRunner(v, c, s, submitter, woken, queue::enqueue, order);
     PreemptionAttribution attribution =
         new PreemptionAttribution(
             s.policy(),
@@ -242,6 +246,34 @@ public final class PlacementReconciler {
     // from Slurm's side alone, only what this cluster submitted (an older tag names no cluster:
     // its pod, if it is ours, brings it here) as our Slurm user (a copied comment is not ours)
     job.flatMap(views.cache()::ours).filter(t -> t.submittedBy(cluster)).ifPresent(queue::enqueue);
+    leaderLeft(change, cluster);
+  }
+
+  /**
+   * One of ours stopped waiting unheld in its partition (it started, ended, or was held): the
+   * placeholders held behind it there may go now. Their own jobs did not change, so their passes
+   * are asked for here; the periodic pass would find them too.
+   */
+  private void leaderLeft(JobChange change, String cluster) {
+    Optional<SlurmJob> before =
+        change
+            .before()
+            .filter(b -> b.state() == io.kse.slurm.JobState.PENDING)
+            .filter(b -> !io.kse.slurm.SubmissionOrder.held(b));
+    if (before.isEmpty()
+        || change
+            .after()
+            .filter(a -> a.state() == io.kse.slurm.JobState.PENDING)
+            .filter(a -> !io.kse.slurm.SubmissionOrder.held(a))
+            .isPresent()) {
+      return;
+    }
+    String partition = before.get().partition();
+    for (SlurmJob j : views.cache().snapshot().jobs().values()) {
+      if (io.kse.slurm.SubmissionOrder.held(j) && j.partition().equals(partition)) {
+        views.cache().ours(j).filter(t -> t.submittedBy(cluster)).ifPresent(queue::enqueue);
+      }
+    }
   }
 
   /** Every placement: each pod of ours and each placeholder job. Periodic, and on takeover. */

@@ -240,7 +240,7 @@ public final class PlacementRules {
         return wakes;
       }
       if (j.state() == JobState.PENDING) {
-        return waitingSteps(waiting, WhyWaiting.slurmPending(j.id(), j.stateReason()));
+        return queued(f, j, waiting);
       }
       return List.of(); // completing, suspended: the next change decides
     }
@@ -277,6 +277,30 @@ public final class PlacementRules {
                             + j.state()
                             + ") before the pod was bound")
                 .orElse("no placeholder yet")));
+  }
+
+  /**
+   * A pending placeholder waits in Slurm's queue alone among ours in its partition: held while
+   * another pends unheld there, released once none does; of two pending unheld, the younger is held
+   * (docs/preemption.md). Slurm then preempts for one of ours at a time.
+   */
+  private static List<Step> queued(PlacementFacts f, SlurmJob j, List<Member> waiting) {
+    io.kse.slurm.SubmissionOrder.Turn turn = io.kse.slurm.SubmissionOrder.turn(j, f.queuedBehind());
+    List<Step> steps = new ArrayList<>();
+    if (turn == io.kse.slurm.SubmissionOrder.Turn.RELEASE) {
+      steps.add(new Step.Queue(j.id(), 0));
+      steps.addAll(waitingSteps(waiting, WhyWaiting.slurmPending(j.id(), "released")));
+    } else if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD
+        || io.kse.slurm.SubmissionOrder.held(j)) {
+      long leader = f.queuedBehind().getAsLong();
+      if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD) {
+        steps.add(new Step.Queue(j.id(), leader));
+      }
+      steps.addAll(waitingSteps(waiting, WhyWaiting.queuedBehind(j.id(), leader, j.partition())));
+    } else {
+      steps.addAll(waitingSteps(waiting, WhyWaiting.slurmPending(j.id(), j.stateReason())));
+    }
+    return steps;
   }
 
   private static List<Step> waitingSteps(List<Member> waiting, WhyWaiting why) {

@@ -48,4 +48,14 @@ public sealed interface Step {
 
   /** The job is gone and nothing is in flight: forget what the extender remembered. */
   record Forget() implements Step {}
+
+  /**
+   * Holds the pending job behind {@code leader} (another of ours pending in its partition), or
+   * releases it ({@code leader} 0) once none is: Slurm preempts for one of ours at a time.
+   */
+  record Queue(long jobId, long leader) implements Step {
+    boolean release() {
+      return leader == 0;
+    }
+  }
 }

@@ -55,6 +55,11 @@ final class StepRunner {
   private final Duration pendingQuiet;
 
   private final Consumer<PodRef> enqueue;
+  private final io.kse.slurm.SubmissionOrder order;
+  private final io.kse.slurm.SlurmClient slurm;
+
+  /** Holds and releases asked of Slurm and not shown by the cache yet (job:release → when). */
+  private final Map<String, Instant> queueing = new ConcurrentHashMap<>();
 
   private final Map<String, WhyWaiting> waitingSaid = new ConcurrentHashMap<>();
   private final Map<String, Long> podGroupsMarked = new ConcurrentHashMap<>();
@@ -74,7 +79,10 @@ final class StepRunner {
       PlacementReconciler.Settings s,
       Submitter submitter,
       WakeMemo woken,
-      Consumer<PodRef> enqueue) {
+      Consumer<PodRef> enqueue,
+      io.kse.slurm.SubmissionOrder order) {
+    this.order = order;
+    this.slurm = c.slurm();
     this.registry = v.registry();
     this.cache = v.cache();
     this.pods = v.pods();
@@ -151,6 +159,8 @@ final class StepRunner {
         evict(e.member(), e);
       } else if (step instanceof Step.HeldForTerminating h) {
         heldForTerminating(h);
+      } else if (step instanceof Step.Queue q) {
+        queue(placement, q);
       }
     }
   }
@@ -226,6 +236,49 @@ final class StepRunner {
           enqueue.accept(lead);
         },
         () -> registry.remove(placement.key()));
+  }
+
+  /**
+   * Holds or releases a pending placeholder (issue 60); asked once until the cache shows it or 5 s
+   * pass, so that passes in between do not ask again.
+   */
+  private void queue(Placement placement, Step.Queue q) {
+    Instant now = clock.instant();
+    queueing.values().removeIf(t -> t.isBefore(now.minusSeconds(5)));
+    String key = q.jobId() + (q.release() ? ":release" : ":hold");
+    if (queueing.putIfAbsent(key, now) != null) {
+      return;
+    }
+    PodRef lead = placement.members().get(0).ref();
+    workers.execute(
+        lead,
+        () -> {
+          try {
+            slurm.update(
+                q.jobId(),
+                q.release() ? io.kse.slurm.JobUpdate.release() : io.kse.slurm.JobUpdate.holding());
+            if (q.release()) {
+              order.released(q.jobId());
+            }
+            LOG.info(
+                "placeholder_{} pod={} uid={} slurmJob={} leader={}",
+                q.release() ? "released" : "held",
+                placement.name(),
+                lead.uid(),
+                q.jobId(),
+                q.release() ? "-" : Long.toString(q.leader()));
+          } catch (io.kse.slurm.SlurmException e) {
+            queueing.remove(key);
+            LOG.warn(
+                "placeholder_queue_failed pod={} uid={} slurmJob={} action={} error={}",
+                placement.name(),
+                lead.uid(),
+                q.jobId(),
+                q.release() ? "release" : "hold",
+                e.getMessage());
+          }
+        },
+        () -> queueing.remove(key));
   }
 
   private void heldForTerminating(Step.HeldForTerminating h) {

@@ -53,7 +53,8 @@ final class Submitter {
       PlacementReconciler.Calls c,
       PlacementReconciler.Settings s,
       NodeStanding standing,
-      PodFactsReader podFacts) {
+      PodFactsReader podFacts,
+      io.kse.slurm.SubmissionOrder order) {
     this.slurm = c.slurm();
     this.policy = s.policy();
     this.ledger = s.ledger();
@@ -65,9 +66,7 @@ final class Submitter {
     this.cluster = v.cluster();
     this.standing = standing;
     this.podFacts = podFacts;
-    this.order =
-        new io.kse.slurm.SubmissionOrder(
-            id -> v.cache().job(id).map(io.kse.slurm.SlurmJob::state), c.clock());
+    this.order = order;
   }
 
   /**
@@ -130,7 +129,7 @@ final class Submitter {
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
       LOG.info(
           "placeholder_submitted pod={} uid={} slurmJob={} tier={} partition={} qos={} gres={}"
-              + " nodes={} queueStep={}",
+              + " nodes={} heldBehind={}",
           placement.name(),
           lead.uid(),
           id,
@@ -139,7 +138,7 @@ final class Submitter {
           place.job().qos().orElse("-"),
           place.job().gresPerNode().orElse("-"),
           place.job().nodes(),
-          sent.step());
+          sent.heldBehind().isPresent() ? sent.heldBehind().getAsLong() : "-");
       String message =
           "placeholder submitted as Slurm job "
               + id
@@ -149,12 +148,11 @@ final class Submitter {
               + place.job().qos().map(q -> ", qos " + q).orElse("")
               + group.map(g -> ", " + placement.size() + " nodes for " + g.source()).orElse("")
               + ")"
-              + (sent.step() == 0
+              + (sent.heldBehind().isEmpty()
                   ? ""
-                  : ", queued "
-                      + sent.step()
-                      + " behind placeholders of ours pending in its partition, so that Slurm"
-                      + " preempts for one at a time");
+                  : ", held behind placeholder job "
+                      + sent.heldBehind().getAsLong()
+                      + " pending in its partition, so that Slurm preempts for one at a time");
       refs.forEach(r -> actions.event(r, EventReason.SUBMITTED, message));
       return id;
     } catch (InvalidSubmission | SlurmRejectedException e) {

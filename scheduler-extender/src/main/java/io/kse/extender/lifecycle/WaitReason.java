@@ -7,6 +7,11 @@ package io.kse.extender.lifecycle;
 public enum WaitReason {
   /** Its placeholder waits in Slurm's queue (Slurm's own reason in the message). */
   SLURM_PENDING("SlurmPending"),
+  /**
+   * Its placeholder is held in Slurm's queue behind another of ours pending in its partition, so
+   * that Slurm preempts for one at a time (issue 60).
+   */
+  QUEUED_BEHIND("QueuedBehindPlaceholder"),
   /** Its placeholder was chosen for preemption while other members still run on it. */
   SLURM_PREEMPTING("SlurmPreempting"),
   /** Its group cannot be placed as it is (members disagree on size, index…). */

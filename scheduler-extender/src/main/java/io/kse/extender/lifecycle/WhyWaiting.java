@@ -34,6 +34,20 @@ public record WhyWaiting(WaitReason reason, String message) {
         WaitReason.SLURM_PENDING, "waiting for Slurm job " + jobId + " (" + slurmReason + ")");
   }
 
+  /** Its placeholder is held behind {@code leader}, another of ours pending in its partition. */
+  public static WhyWaiting queuedBehind(long jobId, long leader, String partition) {
+    return new WhyWaiting(
+        WaitReason.QUEUED_BEHIND,
+        "Slurm job "
+            + jobId
+            + " is held behind placeholder job "
+            + leader
+            + ", pending in partition "
+            + partition
+            + ": Slurm preempts for one of them at a time, and this one follows onto what that"
+            + " freed (released when it starts)");
+  }
+
   /** Its placeholder was submitted and is not in the cache yet. */
   public static WhyWaiting submitted(long jobId) {
     return slurmPending(jobId, "submitted");

@@ -182,7 +182,8 @@ class PlacementRulesTableTest {
         Optional.empty(),
         false,
         List.of(),
-        java.util.Map.of());
+        java.util.Map.of(),
+        java.util.OptionalLong.empty());
   }
 
   /** {@code STATE[n0,n1]/gpusPerNode}. */

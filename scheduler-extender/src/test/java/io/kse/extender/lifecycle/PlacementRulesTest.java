@@ -136,7 +136,8 @@ class PlacementRulesTest {
             f.unusableNode(),
             f.retryDue(),
             f.duplicates(),
-            java.util.Map.of("n0", "n0 is down in Slurm (Not responding)"));
+            java.util.Map.of("n0", "n0 is down in Slurm (Not responding)"),
+            f.queuedBehind());
     assertThat(rules.decide(n0Down))
         .containsExactly(
             new Step.Evict(
@@ -261,5 +262,72 @@ class PlacementRulesTest {
                     member(LEADER, PodStanding.PENDING, "", 0),
                     member(WORKER, PodStanding.PENDING, "", 1))))
         .containsExactly(new Step.Submit("no placeholder yet"));
+  }
+
+  /** Issue 60: job 7 pending (held or not), behind {@code leader} (0 for none). */
+  PlacementFacts queued(boolean held, long leader) {
+    SlurmJob j = job(JobState.PENDING, held ? "JobHeldUser" : "Resources", List.of());
+    if (held) {
+      j =
+          new SlurmJob(
+              j.id(),
+              j.name(),
+              j.comment(),
+              j.state(),
+              j.stateReason(),
+              j.partition(),
+              j.qos(),
+              j.nodes(),
+              j.nodeCount(),
+              j.submitTime(),
+              j.startTime(),
+              j.endTime(),
+              j.restartCount(),
+              j.tresPerNode(),
+              j.features(),
+              0,
+              j.lastChange());
+    }
+    PlacementFacts f = facts(Optional.of(j), member(LEADER, PodStanding.PENDING, "", 0));
+    return new PlacementFacts(
+        f.members(),
+        f.size(),
+        f.group(),
+        f.incompleteOverdue(),
+        f.job(),
+        f.own(),
+        f.submittedNotSeen(),
+        f.unusableNode(),
+        f.retryDue(),
+        f.duplicates(),
+        f.failedNodes(),
+        leader == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(leader));
+  }
+
+  @Test
+  void aHeldPlaceholderWaitsBehindItsLeaderAndIsReleasedOnceThereIsNone() {
+    assertThat(rules.decide(queued(true, 5)))
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s).isInstanceOf(Step.Waiting.class);
+              assertThat(((Step.Waiting) s).reason()).isEqualTo(WaitReason.QUEUED_BEHIND);
+              assertThat(((Step.Waiting) s).message()).contains("held behind placeholder job 5");
+            });
+    assertThat(rules.decide(queued(true, 0))).first().isEqualTo(new Step.Queue(7, 0));
+  }
+
+  @Test
+  void ofTwoPendingUnheldTheYoungerIsHeldBehindTheOlder() {
+    assertThat(rules.decide(queued(false, 5))).first().isEqualTo(new Step.Queue(7, 5));
+    // the older one of the two stays as it is: Slurm's own reason
+    assertThat(rules.decide(queued(false, 9)))
+        .singleElement()
+        .satisfies(
+            s -> assertThat(((Step.Waiting) s).reason()).isEqualTo(WaitReason.SLURM_PENDING));
+    assertThat(rules.decide(queued(false, 0)))
+        .singleElement()
+        .satisfies(
+            s -> assertThat(((Step.Waiting) s).reason()).isEqualTo(WaitReason.SLURM_PENDING));
   }
 }

@@ -69,7 +69,8 @@ class SubmitterTest {
         calls,
         settings,
         new NodeStanding(fake.cache, nodeNames, views.kubeNodes(), policy),
-        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()));
+        new PodFactsReader(io.kse.extender.dra.GpuClaims.none()),
+        new io.kse.slurm.SubmissionOrder(fake.cache::snapshot, clock));
   }
 
   final NodeNames nodeNames = new NodeNames();

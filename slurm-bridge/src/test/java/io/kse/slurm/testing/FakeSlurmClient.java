@@ -150,7 +150,7 @@ public final class FakeSlurmClient implements SlurmClient {
                 s.tag().jobName(),
                 s.tag().toComment(),
                 JobState.PENDING,
-                "Priority",
+                s.hold() ? "JobHeldUser" : "Priority",
                 s.partition().orElse("training"),
                 s.qos().orElse(""),
                 List.of(),
@@ -161,7 +161,7 @@ public final class FakeSlurmClient implements SlurmClient {
                 0,
                 s.gresPerNode().map(g -> "gres:" + g).orElse(""),
                 s.constraints().orElse(""),
-                1000,
+                s.hold() ? 0 : 1000,
                 clock.instant())
             .withUser(USER));
     return id;
@@ -391,6 +391,32 @@ public final class FakeSlurmClient implements SlurmClient {
   @Override
   public synchronized void update(long jobId, JobUpdate update) {
     check();
+    SlurmJob j0 = existing(jobId);
+    update
+        .hold()
+        .filter(h -> j0.state() == JobState.PENDING)
+        .ifPresent(
+            h ->
+                put(
+                    new SlurmJob(
+                            j0.id(),
+                            j0.name(),
+                            j0.comment(),
+                            j0.state(),
+                            h ? "JobHeldUser" : "Priority",
+                            j0.partition(),
+                            j0.qos(),
+                            j0.nodes(),
+                            j0.nodeCount(),
+                            j0.submitTime(),
+                            j0.startTime(),
+                            j0.endTime(),
+                            j0.restartCount(),
+                            j0.tresPerNode(),
+                            j0.features(),
+                            h ? 0 : 1000,
+                            clock.instant())
+                        .withUser(j0.user())));
     SlurmJob j = existing(jobId);
     update
         .comment()

@@ -86,14 +86,13 @@ public final class ReplayRun {
     this.log = log;
   }
 
-  /** What each of our jobs last showed, for the submissions' order (as the extender's cache). */
-  private final Map<Long, io.kse.slurm.JobState> lastSeen =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /** Our placeholders as last seen, for their order in Slurm's queue (the extender's cache). */
+  private volatile io.kse.slurm.cache.Snapshot lastSeen =
+      new io.kse.slurm.cache.Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), Instant.EPOCH);
 
-  /** Placeholders queue behind ours pending in their partition, as the extender's do. */
+  /** One of ours waits in Slurm's queue per partition, as in the extender (issue 60). */
   private final io.kse.slurm.SubmissionOrder order =
-      new io.kse.slurm.SubmissionOrder(
-          id -> Optional.ofNullable(lastSeen.get(id)), java.time.Clock.systemUTC());
+      new io.kse.slurm.SubmissionOrder(() -> lastSeen, java.time.Clock.systemUTC());
 
   /** An inference arrival's course through the replay. */
   private static final class Arrival {
@@ -172,9 +171,11 @@ public final class ReplayRun {
       Instant wallNow = Instant.now();
       for (SlurmJob j : slurm.allJobs(j -> ours.contains(j.id()))) {
         jobs.put(j.id(), j);
-        lastSeen.put(j.id(), j.state());
         attribution.observe(j, wallNow, now);
       }
+      lastSeen =
+          new io.kse.slurm.cache.Snapshot(Map.copyOf(jobs), Map.of(), Map.of(), Map.of(), wallNow);
+      keepOrder(jobs.values());
       for (Arrival a : arrivals) {
         if (a.done || a.job == 0) {
           continue;
@@ -286,6 +287,24 @@ public final class ReplayRun {
       }
     }
     return new Sample(now, inference, busy, waiting);
+  }
+
+  /** Holds and releases our pending placeholders by the extender's rule (SubmissionOrder.turn). */
+  private void keepOrder(java.util.Collection<SlurmJob> ours) {
+    for (SlurmJob j : ours) {
+      io.kse.slurm.SubmissionOrder.Turn turn =
+          io.kse.slurm.SubmissionOrder.turn(j, order.leader(j.partition(), j.id()));
+      try {
+        if (turn == io.kse.slurm.SubmissionOrder.Turn.RELEASE) {
+          slurm.update(j.id(), io.kse.slurm.JobUpdate.release());
+          order.released(j.id());
+        } else if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD) {
+          slurm.update(j.id(), io.kse.slurm.JobUpdate.holding());
+        }
+      } catch (SlurmException e) {
+        log.accept("[replay] could not " + turn + " job " + j.id() + ": " + e.getMessage());
+      }
+    }
   }
 
   /** The policy decides, the bridge's translation submits: as the extender does for a pod. */
