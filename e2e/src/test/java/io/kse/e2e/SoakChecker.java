@@ -354,30 +354,28 @@ final class SoakChecker {
         continue; // another job's preemption (a critical job taking a placeholder's node)
       }
       preemptedForUs.add(p.victim());
-      Optional<List<String>> nodes = tookItsNode(p, runs);
-      if (nodes.isPresent()) {
-        taken
-            .computeIfAbsent(p.victim(), k -> new ArrayList<>())
-            .add(
-                "for placeholder "
-                    + p.preemptor()
-                    + " at "
-                    + p.at()
-                    + ", which then ran on its node(s) "
-                    + nodes.get());
-      } else if (runs.before(p.victim(), p.at()).isPresent()
-          && runs.after(p.preemptor(), p.at()).isPresent()) {
-        // issue 60: preempted while ours pended, its node taken by none of ours: still told and
-        // charged (inferred, docs/preemption.md)
-        taken
-            .computeIfAbsent(p.victim(), k -> new ArrayList<>())
-            .add(
-                "for placeholder "
-                    + p.preemptor()
-                    + " at "
-                    + p.at()
-                    + ", which then ran elsewhere (to be charged, inferred)");
-      }
+      Optional<String> ran =
+          tookItsNode(p, runs)
+              .map(nodes -> "on its node(s) " + nodes)
+              // issue 60: its placeholder ran elsewhere, none of ours took its nodes: still told
+              // and charged (inferred, docs/preemption.md)
+              .or(
+                  () ->
+                      runs.before(p.victim(), p.at()).isPresent()
+                              && runs.after(p.preemptor(), p.at()).isPresent()
+                          ? Optional.of("elsewhere (to be charged, inferred)")
+                          : Optional.empty());
+      ran.ifPresent(
+          where ->
+              taken
+                  .computeIfAbsent(p.victim(), k -> new ArrayList<>())
+                  .add(
+                      "for placeholder "
+                          + p.preemptor()
+                          + " at "
+                          + p.at()
+                          + ", which then ran "
+                          + where));
     }
     taken.forEach(
         (victim, how) -> {

@@ -128,6 +128,9 @@ final class SoakSchedule {
     this.random = new Random(seed);
     kinds.add(new Kind("scale", 8, this::scale));
     kinds.add(new Kind("delete-pod", 3, this::deletePod));
+    // issue 60: every pod of a Deployment deleted at once and recreated by its ReplicaSet, as a
+    // rolling update with maxSurge 0 or a Knative revision flapping does
+    kinds.add(new Kind("replace-pods", 2, this::replacePods));
     kinds.add(new Kind("group-create", 2, this::createGroup));
     kinds.add(new Kind("group-delete", 1, this::deleteGroup));
     kinds.add(new Kind("training-submit", 3, r -> submit(r, "training", 4 * (1 + r.nextInt(2)))));
@@ -301,6 +304,16 @@ final class SoakSchedule {
       op.delete();
     }
     note((force ? "force-delete " : "delete ") + p.getMetadata().getName());
+  }
+
+  private void replacePods(Random r) {
+    String d = deployments.get(r.nextInt(deployments.size()));
+    List<Pod> pods = kube.pods().inNamespace(ns).withLabel("app", d).list().getItems();
+    if (pods.isEmpty()) {
+      return;
+    }
+    kube.pods().inNamespace(ns).withLabel("app", d).delete();
+    note("replace " + pods.size() + " pod(s) of " + d);
   }
 
   private void createGroup(Random r) {

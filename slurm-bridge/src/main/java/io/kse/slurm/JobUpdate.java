@@ -30,20 +30,17 @@ public record JobUpdate(
   }
 
   public static JobUpdate release() {
-    return new JobUpdate(
-        Optional.of(false),
-        OptionalInt.empty(),
-        OptionalLong.empty(),
-        OptionalInt.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty());
+    return held(false);
   }
 
   /** Holds a pending job: priority 0, seen by neither of Slurm's schedulers until released. */
   public static JobUpdate holding() {
+    return held(true);
+  }
+
+  private static JobUpdate held(boolean hold) {
     return new JobUpdate(
-        Optional.of(true),
+        Optional.of(hold),
         OptionalInt.empty(),
         OptionalLong.empty(),
         OptionalInt.empty(),

@@ -69,6 +69,23 @@ public record PlacementFacts(
         java.util.OptionalLong.empty());
   }
 
+  /** The same facts, its placeholder waiting behind {@code leader} (empty: behind none). */
+  public PlacementFacts withQueuedBehind(java.util.OptionalLong leader) {
+    return new PlacementFacts(
+        members,
+        size,
+        group,
+        incompleteOverdue,
+        job,
+        own,
+        submittedNotSeen,
+        unusableNode,
+        retryDue,
+        duplicates,
+        failedNodes,
+        leader);
+  }
+
   /**
    * Whether every member that must exist before the job is submitted does: all of them, or for a
    * leader-first group its leader.

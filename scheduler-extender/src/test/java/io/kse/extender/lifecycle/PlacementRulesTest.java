@@ -27,6 +27,10 @@ class PlacementRulesTest {
   }
 
   static SlurmJob job(JobState state, String reason, List<String> nodes) {
+    return job(state, reason, nodes, 1);
+  }
+
+  static SlurmJob job(JobState state, String reason, List<String> nodes, long priority) {
     return new SlurmJob(
         7,
         "kse-serving-g",
@@ -43,7 +47,7 @@ class PlacementRulesTest {
         state == JobState.PENDING ? 1 : 0,
         "gres:gpu:h100:8",
         "",
-        1,
+        priority,
         Instant.EPOCH);
   }
 
@@ -266,42 +270,13 @@ class PlacementRulesTest {
 
   /** Issue 60: job 7 pending (held or not), behind {@code leader} (0 for none). */
   PlacementFacts queued(boolean held, long leader) {
-    SlurmJob j = job(JobState.PENDING, held ? "JobHeldUser" : "Resources", List.of());
-    if (held) {
-      j =
-          new SlurmJob(
-              j.id(),
-              j.name(),
-              j.comment(),
-              j.state(),
-              j.stateReason(),
-              j.partition(),
-              j.qos(),
-              j.nodes(),
-              j.nodeCount(),
-              j.submitTime(),
-              j.startTime(),
-              j.endTime(),
-              j.restartCount(),
-              j.tresPerNode(),
-              j.features(),
-              0,
-              j.lastChange());
-    }
-    PlacementFacts f = facts(Optional.of(j), member(LEADER, PodStanding.PENDING, "", 0));
-    return new PlacementFacts(
-        f.members(),
-        f.size(),
-        f.group(),
-        f.incompleteOverdue(),
-        f.job(),
-        f.own(),
-        f.submittedNotSeen(),
-        f.unusableNode(),
-        f.retryDue(),
-        f.duplicates(),
-        f.failedNodes(),
-        leader == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(leader));
+    SlurmJob j =
+        held
+            ? job(JobState.PENDING, "JobHeldUser", List.of(), 0)
+            : job(JobState.PENDING, List.of());
+    return facts(Optional.of(j), member(LEADER, PodStanding.PENDING, "", 0))
+        .withQueuedBehind(
+            leader == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(leader));
   }
 
   @Test

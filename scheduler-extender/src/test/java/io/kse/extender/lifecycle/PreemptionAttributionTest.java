@@ -181,4 +181,42 @@ class PreemptionAttributionTest {
     assertThat(gpusCharged()).as("job 1, the training job it preempted").isEqualTo(8);
     assertThat(told).singleElement().asString().contains("Slurm preempted job 1 ");
   }
+
+  /**
+   * Issue 60: Slurm preempted training on n1 for placeholder 9, pending, then started 9 elsewhere
+   * (on n0, beside others). Nothing of ours took n1; the victim is told and charged all the same,
+   * inferred, once the pairing window passed.
+   */
+  @Test
+  void aVictimWhoseNodesNoneOfOursTookIsToldAndChargedInferred() {
+    PreemptionAttribution a = attribution(j -> true);
+    SlurmJob pending = job(9, true, JobState.PENDING, null, null, 0);
+    a.observe(new JobChange(Optional.empty(), Optional.of(pending), T0));
+    SlurmJob train = job(1, false, JobState.RUNNING, "n1", T0, 0);
+    a.observe(new JobChange(Optional.empty(), Optional.of(train), T0));
+    a.observe(
+        new JobChange(
+            Optional.of(train),
+            Optional.of(job(1, false, JobState.PENDING, null, null, 1)),
+            T0.plusSeconds(2)));
+    a.observe(
+        new JobChange(
+            Optional.of(pending),
+            Optional.of(job(9, true, JobState.RUNNING, "n0", T0.plusSeconds(3), 0)),
+            T0.plusSeconds(3)));
+    assertThat(told).as("not before the window passed").isEmpty();
+    a.observe(
+        new JobChange(
+            Optional.empty(),
+            Optional.of(job(5, false, JobState.RUNNING, "n5", T0, 0)),
+            T0.plusSeconds(70)));
+    assertThat(gpusCharged()).isEqualTo(8);
+    assertThat(told)
+        .singleElement()
+        .asString()
+        .contains("Slurm preempted job 1", "while this pod's placeholder job 9 was pending")
+        .contains("inferred");
+    assertThat(meters.find("kse.preemptions").tag("attribution", "inferred").counter().count())
+        .isEqualTo(1);
+  }
 }

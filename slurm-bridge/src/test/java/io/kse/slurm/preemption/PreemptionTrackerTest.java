@@ -216,28 +216,7 @@ public class PreemptionTrackerTest {
 
   /** Placeholder {@code id} seen pending, submitted at {@code submitted}. */
   void placeholderPends(long id, Instant submitted) {
-    SlurmJob p = job(id, true, JobState.PENDING, null, null, 0);
-    change(
-        null,
-        new SlurmJob(
-            p.id(),
-            p.name(),
-            p.comment(),
-            p.state(),
-            p.stateReason(),
-            p.partition(),
-            p.qos(),
-            p.nodes(),
-            p.nodeCount(),
-            submitted,
-            p.startTime(),
-            p.endTime(),
-            p.restartCount(),
-            p.tresPerNode(),
-            p.features(),
-            p.priority(),
-            p.lastChange()),
-        submitted);
+    change(null, requeuedAt(job(id, true, JobState.PENDING, null, null, 0), submitted), submitted);
   }
 
   /** Training job {@code id} running on {@code node} seen requeued at {@code at}. */
