@@ -44,7 +44,8 @@ public final class SubmissionOrder {
   /** Slurm's reasons for a held job: a user's hold, or an operator's (our token may be one). */
   static final Set<String> HELD = Set.of("JobHeldUser", "JobHeldAdmin");
 
-  private record Unseen(String partition, boolean held, Instant at) {}
+  /** A submission Slurm has not shown yet; {@code leads} when others wait behind it. */
+  private record Unseen(String partition, boolean leads, Instant at) {}
 
   /** Submitted by this replica and not shown by Slurm's state yet. */
   private final Map<Long, Unseen> unseen = new HashMap<>();
@@ -57,6 +58,7 @@ public final class SubmissionOrder {
 
   private final Map<String, Object> lanes = new ConcurrentHashMap<>();
   private final Supplier<Snapshot> slurm;
+  private final java.util.function.Predicate<SlurmJob> mayPreempt;
   private final Clock clock;
 
   /** The oldest pending unheld placeholders per partition of the snapshot last looked at. */
@@ -66,10 +68,19 @@ public final class SubmissionOrder {
 
   /**
    * @param slurm our placeholders as Slurm last showed them (the cache's snapshot)
+   * @param mayPreempt whether a placeholder of ours may make Slurm preempt (its tier may preempt
+   *     another): only those wait in order; the others neither wait nor hold anyone back
    */
-  public SubmissionOrder(Supplier<Snapshot> slurm, Clock clock) {
+  public SubmissionOrder(
+      Supplier<Snapshot> slurm, java.util.function.Predicate<SlurmJob> mayPreempt, Clock clock) {
     this.slurm = slurm;
+    this.mayPreempt = mayPreempt;
     this.clock = clock;
+  }
+
+  /** Every placeholder may make Slurm preempt (tests; a replay of one tier). */
+  public SubmissionOrder(Supplier<Snapshot> slurm, Clock clock) {
+    this(slurm, j -> true, clock);
   }
 
   /** What a submission went as: the job, and the leader it was held behind if it was. */
@@ -80,12 +91,23 @@ public final class SubmissionOrder {
    * partition go one at a time, so that two sent together never both go unheld. Never retried.
    */
   public Sent submit(JobSubmission s, SlurmClient client) {
+    return submit(s, client, true);
+  }
+
+  /**
+   * As {@link #submit(JobSubmission, SlurmClient)}; a placeholder whose tier may preempt nothing
+   * ({@code mayPreempt} false) is sent at once, unheld, and holds nobody back.
+   */
+  public Sent submit(JobSubmission s, SlurmClient client, boolean mayPreempt) {
+    if (!mayPreempt) {
+      return new Sent(client.submit(s), OptionalLong.empty());
+    }
     String partition = s.partition().orElse("");
     synchronized (lanes.computeIfAbsent(partition, k -> new Object())) {
       OptionalLong ahead = leader(partition, 0);
       long id = client.submit(ahead.isPresent() ? s.held() : s);
       synchronized (this) {
-        unseen.put(id, new Unseen(partition, ahead.isPresent(), clock.instant()));
+        unseen.put(id, new Unseen(partition, ahead.isEmpty(), clock.instant()));
       }
       return new Sent(id, ahead);
     }
@@ -119,7 +141,7 @@ public final class SubmissionOrder {
     }
     for (Map.Entry<Long, Unseen> e : unseen.entrySet()) {
       Unseen u = e.getValue();
-      if (!u.held()
+      if (u.leads()
           && e.getKey() != self
           && (partition.isEmpty() || u.partition().isEmpty() || u.partition().equals(partition))
           && !u.at().isBefore(since)) {
@@ -173,7 +195,10 @@ public final class SubmissionOrder {
     }
     Map<String, TreeMap<Long, SlurmJob>> byPartition = new HashMap<>();
     for (SlurmJob j : snapshot.jobs().values()) {
-      if (j.state() == JobState.PENDING && !held(j) && j.placeholder().isPresent()) {
+      if (j.state() == JobState.PENDING
+          && !held(j)
+          && j.placeholder().isPresent()
+          && mayPreempt.test(j)) {
         byPartition.computeIfAbsent(j.partition(), k -> new TreeMap<>()).put(j.id(), j);
       }
     }

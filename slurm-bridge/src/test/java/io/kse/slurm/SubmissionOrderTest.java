@@ -128,4 +128,31 @@ class SubmissionOrderTest {
     assertThat(slurm.submissions()).filteredOn(s -> !s.hold()).hasSize(1);
     assertThat(order.leader("inference", 0)).isEqualTo(OptionalLong.of(100));
   }
+
+  @Test
+  void aPlaceholderWhoseTierMayPreemptNothingNeitherWaitsNorHoldsOthersBack() {
+    // the extender's predicate: a job of a tier that may preempt nothing (here: named free-*)
+    SubmissionOrder judged =
+        new SubmissionOrder(
+            () ->
+                new Snapshot(
+                    slurm.allJobs(j -> true).stream()
+                        .collect(Collectors.toMap(SlurmJob::id, Function.identity())),
+                    Map.of(),
+                    Map.of(),
+                    Map.of(),
+                    clock.instant()),
+            j -> !j.name().contains("free"),
+            clock);
+    SubmissionOrder.Sent free = judged.submit(placeholder("free-a", "inference"), slurm, false);
+    assertThat(free.heldBehind()).isEmpty();
+    SubmissionOrder.Sent lead = judged.submit(placeholder("b", "inference"), slurm);
+    assertThat(lead.heldBehind()).as("nothing that may preempt ahead").isEmpty();
+    assertThat(judged.submit(placeholder("free-c", "inference"), slurm, false).heldBehind())
+        .as("sent at once behind a leader")
+        .isEmpty();
+    assertThat(judged.submit(placeholder("d", "inference"), slurm).heldBehind())
+        .hasValue(lead.jobId());
+    assertThat(judged.leader("inference", lead.jobId())).as("free-a leads nobody").isEmpty();
+  }
 }

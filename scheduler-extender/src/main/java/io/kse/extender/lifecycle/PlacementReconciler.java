@@ -122,7 +122,16 @@ public final class PlacementReconciler {
     NodeStanding standing = new NodeStanding(v.cache(), v.nodeNames(), v.kubeNodes(), s.policy());
     // one of ours waits in Slurm's queue per partition, the others held behind it (issue 60)
     io.kse.slurm.SubmissionOrder order =
-        new io.kse.slurm.SubmissionOrder(v.cache()::snapshot, c.clock());
+        new io.kse.slurm.SubmissionOrder(
+            v.cache()::snapshot,
+            j ->
+                s.policy()
+                    .get()
+                    .policy()
+                    .tierOfSlurmJob(j.partition(), j.qos())
+                    .map(t -> !t.mayPreempt().isEmpty())
+                    .orElse(true),
+            c.clock());
     PlacementObserver observer =
         new PlacementObserver(
             v, c.clock(), s.groupIncompleteWait(), standing, podFacts, woken, order);

@@ -123,7 +123,9 @@ final class Submitter {
       Set<String> avoid =
           slurm.apiVersion().supportsExcludedNodes() ? standing.unusableSlurmNodes() : Set.of();
       JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
-      io.kse.slurm.SubmissionOrder.Sent sent = order.submit(s, slurm);
+      boolean mayPreempt =
+          policy.get().policy().tier(place.tier()).map(t -> !t.mayPreempt().isEmpty()).orElse(true);
+      io.kse.slurm.SubmissionOrder.Sent sent = order.submit(s, slurm, mayPreempt);
       long id = sent.jobId();
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
