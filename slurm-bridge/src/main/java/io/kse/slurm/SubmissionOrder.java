@@ -56,6 +56,13 @@ public final class SubmissionOrder {
    */
   private final Map<Long, Instant> releasedAt = new HashMap<>();
 
+  /**
+   * The explicit priority each placeholder was submitted with: Slurm forgets it when the job is
+   * held (priority 0) and computes a new one on release (22.05, by hand: 12345 held, 5000
+   * released), so a release sets it again (an update of the priority releases a held job).
+   */
+  private final Map<Long, Long> explicitPriority = new HashMap<>();
+
   private final Map<String, Object> lanes = new ConcurrentHashMap<>();
   private final Supplier<Snapshot> slurm;
   private final java.util.function.Predicate<SlurmJob> mayPreempt;
@@ -108,6 +115,7 @@ public final class SubmissionOrder {
       long id = client.submit(ahead.isPresent() ? s.held() : s);
       synchronized (this) {
         unseen.put(id, new Unseen(partition, ahead.isEmpty(), clock.instant()));
+        s.priority().ifPresent(p -> explicitPriority.put(id, p));
       }
       return new Sent(id, ahead);
     }
@@ -124,6 +132,12 @@ public final class SubmissionOrder {
     Snapshot snapshot = slurm.get();
     index(snapshot);
     unseen.entrySet().removeIf(e -> snapshot.job(e.getKey()).isPresent());
+    explicitPriority
+        .keySet()
+        .removeIf(
+            id ->
+                !unseen.containsKey(id)
+                    && snapshot.job(id).map(j -> j.state() != JobState.PENDING).orElse(true));
     unseen.values().removeIf(u -> u.at().isBefore(now.minus(UNSEEN)));
     releasedAt.values().removeIf(t -> t.isBefore(since));
     long best = Long.MAX_VALUE;
@@ -179,9 +193,14 @@ public final class SubmissionOrder {
     return Turn.KEEP;
   }
 
-  /** This replica released {@code jobId} now. */
-  public synchronized void released(long jobId) {
+  /**
+   * What releases held {@code jobId} (its explicit priority again, where it had one), counting its
+   * wait as a leader from now.
+   */
+  public synchronized JobUpdate release(long jobId) {
     releasedAt.put(jobId, clock.instant());
+    Long p = explicitPriority.get(jobId);
+    return p == null ? JobUpdate.release() : JobUpdate.priority(p);
   }
 
   /** Whether Slurm shows {@code j} pending and held (by us, or by hand: both are released). */

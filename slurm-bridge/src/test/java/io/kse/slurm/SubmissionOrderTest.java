@@ -155,4 +155,21 @@ class SubmissionOrderTest {
         .hasValue(lead.jobId());
     assertThat(judged.leader("inference", lead.jobId())).as("free-a leads nobody").isEmpty();
   }
+
+  @Test
+  void aReleaseGivesBackTheExplicitPrioritySlurmForgotOnHold() {
+    JobSubmission withPriority =
+        JobSubmission.builder(new PlaceholderTag("ns", "p", "uid-p"))
+            .partition("inference")
+            .priority(12345)
+            .workingDirectory("/tmp")
+            .environment(Map.of("PATH", "/bin"))
+            .build();
+    submit("a");
+    long held = order.submit(withPriority, slurm).jobId();
+    assertThat(order.release(held).priority()).hasValue(12345);
+    assertThat(order.release(held).hold()).isEmpty();
+    long plain = submit("b").jobId();
+    assertThat(order.release(plain)).isEqualTo(JobUpdate.release());
+  }
 }

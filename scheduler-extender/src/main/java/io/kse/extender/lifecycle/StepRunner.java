@@ -256,10 +256,7 @@ final class StepRunner {
           try {
             slurm.update(
                 q.jobId(),
-                q.release() ? io.kse.slurm.JobUpdate.release() : io.kse.slurm.JobUpdate.holding());
-            if (q.release()) {
-              order.released(q.jobId());
-            }
+                q.release() ? order.release(q.jobId()) : io.kse.slurm.JobUpdate.holding());
             LOG.info(
                 "placeholder_{} pod={} uid={} slurmJob={} leader={}",
                 q.release() ? "released" : "held",

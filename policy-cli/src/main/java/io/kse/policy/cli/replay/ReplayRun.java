@@ -296,8 +296,7 @@ public final class ReplayRun {
           io.kse.slurm.SubmissionOrder.turn(j, order.leader(j.partition(), j.id()));
       try {
         if (turn == io.kse.slurm.SubmissionOrder.Turn.RELEASE) {
-          slurm.update(j.id(), io.kse.slurm.JobUpdate.release());
-          order.released(j.id());
+          slurm.update(j.id(), order.release(j.id()));
         } else if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD) {
           slurm.update(j.id(), io.kse.slurm.JobUpdate.holding());
         }
