@@ -7,6 +7,7 @@ import io.kse.extender.k8s.WellKnown;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.slurm.SlurmJob;
 import io.kse.slurm.SlurmNode;
+import io.kse.slurm.SubmissionOrder;
 import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,11 +40,12 @@ final class PlacementObserver {
   private final PodFactsReader podFacts;
   private final WakeMemo woken;
 
+  private final SubmissionOrder order;
+
   /**
    * @param groupIncompleteWait how long a group may lack members before its pods are told so
+   * @param order the queue placeholders wait in: whom a pending one waits behind
    */
-  private final io.kse.slurm.SubmissionOrder order;
-
   PlacementObserver(
       PlacementReconciler.Views v,
       Clock clock,
@@ -51,7 +53,7 @@ final class PlacementObserver {
       NodeStanding standing,
       PodFactsReader podFacts,
       WakeMemo woken,
-      io.kse.slurm.SubmissionOrder order) {
+      SubmissionOrder order) {
     this.order = order;
     this.cache = v.cache();
     this.registry = v.registry();

@@ -17,6 +17,7 @@ import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SubmissionOrder;
 import io.kse.slurm.cache.JobChange;
 import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
@@ -121,8 +122,8 @@ public final class PlacementReconciler {
     PodFactsReader podFacts = new PodFactsReader(c.gpuClaims());
     NodeStanding standing = new NodeStanding(v.cache(), v.nodeNames(), v.kubeNodes(), s.policy());
     // one of ours waits in Slurm's queue per partition, the others held behind it (issue 60)
-    io.kse.slurm.SubmissionOrder order =
-        new io.kse.slurm.SubmissionOrder(
+    SubmissionOrder order =
+        new SubmissionOrder(
             v.cache()::snapshot,
             j ->
                 s.policy()
@@ -268,18 +269,18 @@ public final class PlacementReconciler {
         change
             .before()
             .filter(b -> b.state() == io.kse.slurm.JobState.PENDING)
-            .filter(b -> !io.kse.slurm.SubmissionOrder.held(b));
+            .filter(b -> !SubmissionOrder.held(b));
     if (before.isEmpty()
         || change
             .after()
             .filter(a -> a.state() == io.kse.slurm.JobState.PENDING)
-            .filter(a -> !io.kse.slurm.SubmissionOrder.held(a))
+            .filter(a -> !SubmissionOrder.held(a))
             .isPresent()) {
       return;
     }
     String partition = before.get().partition();
     for (SlurmJob j : views.cache().snapshot().jobs().values()) {
-      if (io.kse.slurm.SubmissionOrder.held(j) && j.partition().equals(partition)) {
+      if (SubmissionOrder.held(j) && j.partition().equals(partition)) {
         views.cache().ours(j).filter(t -> t.submittedBy(cluster)).ifPresent(queue::enqueue);
       }
     }

@@ -5,6 +5,7 @@ import io.kse.extender.lifecycle.PlacementFacts.Member;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.slurm.JobState;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SubmissionOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -285,15 +286,14 @@ public final class PlacementRules {
    * (docs/preemption.md). Slurm then preempts for one of ours at a time.
    */
   private static List<Step> queued(PlacementFacts f, SlurmJob j, List<Member> waiting) {
-    io.kse.slurm.SubmissionOrder.Turn turn = io.kse.slurm.SubmissionOrder.turn(j, f.queuedBehind());
+    SubmissionOrder.Turn turn = SubmissionOrder.turn(j, f.queuedBehind());
     List<Step> steps = new ArrayList<>();
-    if (turn == io.kse.slurm.SubmissionOrder.Turn.RELEASE) {
+    if (turn == SubmissionOrder.Turn.RELEASE) {
       steps.add(new Step.Queue(j.id(), 0));
       steps.addAll(waitingSteps(waiting, WhyWaiting.slurmPending(j.id(), "released")));
-    } else if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD
-        || io.kse.slurm.SubmissionOrder.held(j)) {
+    } else if (turn == SubmissionOrder.Turn.HOLD || SubmissionOrder.held(j)) {
       long leader = f.queuedBehind().getAsLong();
-      if (turn == io.kse.slurm.SubmissionOrder.Turn.HOLD) {
+      if (turn == SubmissionOrder.Turn.HOLD) {
         steps.add(new Step.Queue(j.id(), leader));
       }
       steps.addAll(waitingSteps(waiting, WhyWaiting.queuedBehind(j.id(), leader, j.partition())));

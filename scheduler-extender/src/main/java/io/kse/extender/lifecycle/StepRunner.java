@@ -8,6 +8,7 @@ import io.kse.extender.k8s.PodSource;
 import io.kse.extender.lifecycle.PlacementFacts.PodStanding;
 import io.kse.extender.metrics.ExtenderMetrics;
 import io.kse.slurm.SlurmJob;
+import io.kse.slurm.SubmissionOrder;
 import io.kse.slurm.cache.SlurmView;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,7 +56,7 @@ final class StepRunner {
   private final Duration pendingQuiet;
 
   private final Consumer<PodRef> enqueue;
-  private final io.kse.slurm.SubmissionOrder order;
+  private final SubmissionOrder order;
   private final io.kse.slurm.SlurmClient slurm;
 
   /** Holds and releases asked of Slurm and not shown by the cache yet (job:release → when). */
@@ -80,7 +81,7 @@ final class StepRunner {
       Submitter submitter,
       WakeMemo woken,
       Consumer<PodRef> enqueue,
-      io.kse.slurm.SubmissionOrder order) {
+      SubmissionOrder order) {
     this.order = order;
     this.slurm = c.slurm();
     this.registry = v.registry();

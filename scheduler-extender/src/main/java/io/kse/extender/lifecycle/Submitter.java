@@ -16,6 +16,7 @@ import io.kse.slurm.PlaceholderTag;
 import io.kse.slurm.SlurmClient;
 import io.kse.slurm.SlurmException;
 import io.kse.slurm.SlurmRejectedException;
+import io.kse.slurm.SubmissionOrder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ final class Submitter {
   private final ClusterIdentity cluster;
   private final NodeStanding standing;
   private final PodFactsReader podFacts;
-  private final io.kse.slurm.SubmissionOrder order;
+  private final SubmissionOrder order;
 
   Submitter(
       PlacementReconciler.Views v,
@@ -54,7 +55,7 @@ final class Submitter {
       PlacementReconciler.Settings s,
       NodeStanding standing,
       PodFactsReader podFacts,
-      io.kse.slurm.SubmissionOrder order) {
+      SubmissionOrder order) {
     this.slurm = c.slurm();
     this.policy = s.policy();
     this.ledger = s.ledger();
@@ -125,7 +126,7 @@ final class Submitter {
       JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
       boolean mayPreempt =
           policy.get().policy().tier(place.tier()).map(t -> !t.mayPreempt().isEmpty()).orElse(true);
-      io.kse.slurm.SubmissionOrder.Sent sent = order.submit(s, slurm, mayPreempt);
+      SubmissionOrder.Sent sent = order.submit(s, slurm, mayPreempt);
       long id = sent.jobId();
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
