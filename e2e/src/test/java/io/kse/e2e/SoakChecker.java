@@ -331,7 +331,8 @@ final class SoakChecker {
   synchronized String preemptionsJudged() {
     return String.format(
         "%d whose node the placeholder then took (each must be charged), %d whose placeholder ran"
-            + " elsewhere (Slurm preempts for a pending job, then may place it on another node),"
+            + " elsewhere (Slurm preempts for a pending job, then may place it on another node;"
+            + " each must be charged too, inferred: docs/preemption.md),"
             + " %d whose runs the checker did not see; charged though the schedule ended their"
             + " run, not judged (a placeholder took the node as it happened: indistinguishable from"
             + " a preemption, docs/runbook.md): %s",

@@ -53,9 +53,8 @@ public final class ExtenderMetrics {
 
   /**
    * A Slurm preemption attributed to a placeholder: {@code
-   * kse_preemptions_total{tier,victim_tier}}.
-   */
-  /**
+   * kse_preemptions_total{tier,victim_tier,attribution}}.
+   *
    * @param attribution {@code exact} (the placeholder took the victim's nodes) or {@code inferred}
    *     (none did; charged to one of ours pending when it lost its run)
    */

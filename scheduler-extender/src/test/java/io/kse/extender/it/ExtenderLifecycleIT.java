@@ -273,7 +273,9 @@ class ExtenderLifecycleIT {
         .as("Slurm requeued exactly one of this test's training jobs (earlier tests' may linger)")
         .isEqualTo(1);
     assertThat(get("/metrics").body())
-        .contains("kse_preemptions_total{tier=\"inference\",victim_tier=\"training\"} 1.0")
+        .contains(
+            "kse_preemptions_total{attribution=\"exact\",tier=\"inference\",victim_tier=\"training\"}"
+                + " 1.0")
         .contains("kse_pod_allocation_seconds_count");
     client.pods().inNamespace("serving").withName("big-0").delete();
     cluster.cancelAll();
