@@ -203,6 +203,11 @@ public final class SubmissionOrder {
     return p == null ? JobUpdate.release() : JobUpdate.priority(p);
   }
 
+  /** Whether Slurm shows {@code j} waiting in its queue unheld: a leader, if it is ours. */
+  public static boolean waiting(SlurmJob j) {
+    return j.state() == JobState.PENDING && !held(j);
+  }
+
   /** Whether Slurm shows {@code j} pending and held (by us, or by hand: both are released). */
   public static boolean held(SlurmJob j) {
     return j.state() == JobState.PENDING && j.priority() == 0 && HELD.contains(j.stateReason());
@@ -214,10 +219,7 @@ public final class SubmissionOrder {
     }
     Map<String, TreeMap<Long, SlurmJob>> byPartition = new HashMap<>();
     for (SlurmJob j : snapshot.jobs().values()) {
-      if (j.state() == JobState.PENDING
-          && !held(j)
-          && j.placeholder().isPresent()
-          && mayPreempt.test(j)) {
+      if (waiting(j) && j.placeholder().isPresent() && mayPreempt.test(j)) {
         byPartition.computeIfAbsent(j.partition(), k -> new TreeMap<>()).put(j.id(), j);
       }
     }

@@ -36,6 +36,11 @@ public record Tier(
     mayPreempt = List.copyOf(mayPreempt);
   }
 
+  /** Whether this tier's placeholders may make Slurm preempt anything at all. */
+  public boolean preempts() {
+    return !mayPreempt.isEmpty();
+  }
+
   /** A tier's topology default: none, one NVLink domain, or a number of switches. */
   public enum TopologyDefault {
     NONE,

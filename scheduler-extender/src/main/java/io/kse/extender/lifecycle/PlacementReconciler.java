@@ -130,7 +130,7 @@ public final class PlacementReconciler {
                     .get()
                     .policy()
                     .tierOfSlurmJob(j.partition(), j.qos())
-                    .map(t -> !t.mayPreempt().isEmpty())
+                    .map(io.kse.policy.model.Tier::preempts)
                     .orElse(true),
             c.clock());
     PlacementObserver observer =
@@ -265,17 +265,8 @@ public final class PlacementReconciler {
    * are asked for here; the periodic pass would find them too.
    */
   private void leaderLeft(JobChange change, String cluster) {
-    Optional<SlurmJob> before =
-        change
-            .before()
-            .filter(b -> b.state() == io.kse.slurm.JobState.PENDING)
-            .filter(b -> !SubmissionOrder.held(b));
-    if (before.isEmpty()
-        || change
-            .after()
-            .filter(a -> a.state() == io.kse.slurm.JobState.PENDING)
-            .filter(a -> !SubmissionOrder.held(a))
-            .isPresent()) {
+    Optional<SlurmJob> before = change.before().filter(SubmissionOrder::waiting);
+    if (before.isEmpty() || change.after().filter(SubmissionOrder::waiting).isPresent()) {
       return;
     }
     String partition = before.get().partition();

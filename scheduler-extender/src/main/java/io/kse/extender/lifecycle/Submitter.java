@@ -10,6 +10,7 @@ import io.kse.policy.PlacementPolicy;
 import io.kse.policy.PodFacts;
 import io.kse.policy.PodManifest;
 import io.kse.policy.PreemptionLedger;
+import io.kse.policy.model.Tier;
 import io.kse.slurm.InvalidSubmission;
 import io.kse.slurm.JobSubmission;
 import io.kse.slurm.PlaceholderTag;
@@ -124,9 +125,8 @@ final class Submitter {
       Set<String> avoid =
           slurm.apiVersion().supportsExcludedNodes() ? standing.unusableSlurmNodes() : Set.of();
       JobSubmission s = io.kse.slurm.PlaceholderJobs.of(tag, place.job(), workDir, shape, avoid);
-      boolean mayPreempt =
-          policy.get().policy().tier(place.tier()).map(t -> !t.mayPreempt().isEmpty()).orElse(true);
-      SubmissionOrder.Sent sent = order.submit(s, slurm, mayPreempt);
+      boolean preempts = policy.get().policy().tier(place.tier()).map(Tier::preempts).orElse(true);
+      SubmissionOrder.Sent sent = order.submit(s, slurm, preempts);
       long id = sent.jobId();
       registry.put(
           placement.key(), new PlaceholderState.Submitted(id, place.tier(), clock.instant()));
